@@ -1,0 +1,106 @@
+"""llm-rx: LLM provider streams as ReactiveX observables of typed events.
+
+::
+
+    import llm_rx
+    from llm_rx import operators as lxo
+
+    events = llm_rx.from_file("reply.sse")          # provider sniffed from the bytes
+    response = llm_rx.reassemble(body)              # the same engine, no Rx needed
+    events.pipe(lxo.text_only()).subscribe(print)
+"""
+
+from ._reassemble import reassemble
+from .builder import ResponseBuilder
+from .errors import (
+    CancelledStreamError,
+    FrameTooLargeError,
+    IncompleteStreamError,
+    LlmRxError,
+    ProtocolError,
+    ProviderError,
+    WireFormatError,
+)
+from .events import (
+    BlockStart,
+    BlockStop,
+    ChoiceEnd,
+    CitationDelta,
+    Event,
+    MessageStart,
+    MessageStop,
+    MetadataUpdate,
+    Opaque,
+    RefusalDelta,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+    UsageUpdate,
+    event_from_dict,
+    event_to_dict,
+)
+from .native import to_native
+from .response import (
+    Choice,
+    ErrorInfo,
+    OpaqueBlock,
+    RefusalBlock,
+    Response,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    Usage,
+)
+from .sources import from_async_bytes, from_bytes, from_file
+from .wire.registry import PROVIDERS, make_decoder, sniff
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PROVIDERS",
+    "BlockStart",
+    "BlockStop",
+    "CancelledStreamError",
+    "Choice",
+    "ChoiceEnd",
+    "CitationDelta",
+    "ErrorInfo",
+    "Event",
+    "FrameTooLargeError",
+    "IncompleteStreamError",
+    "LlmRxError",
+    "MessageStart",
+    "MessageStop",
+    "MetadataUpdate",
+    "Opaque",
+    "OpaqueBlock",
+    "ProtocolError",
+    "ProviderError",
+    "RefusalBlock",
+    "RefusalDelta",
+    "Response",
+    "ResponseBuilder",
+    "SignatureDelta",
+    "StopReason",
+    "TextBlock",
+    "TextDelta",
+    "ThinkingBlock",
+    "ThinkingDelta",
+    "ToolArgsDelta",
+    "ToolCallBlock",
+    "Usage",
+    "UsageUpdate",
+    "WireFormatError",
+    "__version__",
+    "event_from_dict",
+    "event_to_dict",
+    "from_async_bytes",
+    "from_bytes",
+    "from_file",
+    "make_decoder",
+    "reassemble",
+    "sniff",
+    "to_native",
+]

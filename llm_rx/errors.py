@@ -1,0 +1,88 @@
+"""The exceptions llm-rx raises, all reached through Rx ``on_error`` in a pipeline.
+
+::
+
+    LlmRxError                      base of everything below; ``raw`` is the offending frame
+    ├── WireFormatError             the bytes are not a stream of the expected format
+    │   └── FrameTooLargeError      a frame (line / event) grew past the configured limit
+    ├── ProviderError               the provider reported an error in-band (``event: error``,
+    │                               an ``{"error": ...}`` chunk)
+    ├── ProtocolError               frames arrived in an order the protocol forbids
+    │                               (a delta for a block that is already closed)
+    ├── IncompleteStreamError       the stream ended before the provider's terminal frame
+    └── CancelledStreamError        the subscriber disposed or an upstream source was cancelled
+
+Every error carries ``raw``: the offending frame as text (or ``None`` when no frame is to
+blame, as at EOF), so a log line or a bug report has the evidence. Events decoded before the
+error was found are never lost: the sources emit them before ``on_error``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+__all__ = [
+    "CancelledStreamError",
+    "ErrorKind",
+    "FrameTooLargeError",
+    "IncompleteStreamError",
+    "LlmRxError",
+    "ProtocolError",
+    "ProviderError",
+    "WireFormatError",
+]
+
+ErrorKind = Literal["incomplete", "provider", "wire_format", "protocol", "cancelled"]
+
+
+class LlmRxError(Exception):
+    """Base of every error llm-rx raises; ``raw`` holds the offending frame, if any."""
+
+    kind: ErrorKind = "wire_format"
+
+    def __init__(self, message: str, raw: str | bytes | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.raw: str | None = (
+            raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
+        )
+
+    def __str__(self) -> str:
+        if self.raw is None:
+            return self.message
+        frame = self.raw if len(self.raw) <= 200 else self.raw[:200] + "..."
+        return f"{self.message} (frame: {frame!r})"
+
+
+class WireFormatError(LlmRxError):
+    """The bytes are not a stream of the expected wire format (bad JSON, wrong shape)."""
+
+    kind: ErrorKind = "wire_format"
+
+
+class FrameTooLargeError(WireFormatError):
+    """A line or event grew past the framer's limit: refused instead of growing memory."""
+
+
+class ProviderError(LlmRxError):
+    """The provider reported an error inside the stream (HTTP 200, then an error frame)."""
+
+    kind: ErrorKind = "provider"
+
+
+class ProtocolError(LlmRxError):
+    """Frames arrived in an order the provider's protocol forbids."""
+
+    kind: ErrorKind = "protocol"
+
+
+class IncompleteStreamError(LlmRxError):
+    """The stream ended (EOF or a transport error) before the provider's terminal frame."""
+
+    kind: ErrorKind = "incomplete"
+
+
+class CancelledStreamError(LlmRxError):
+    """The stream was cancelled before it finished."""
+
+    kind: ErrorKind = "cancelled"

@@ -1,0 +1,217 @@
+"""The closed event algebra every decoder emits and every operator consumes.
+
+A reply is a sequence of events::
+
+    MessageStart  (MetadataUpdate | BlockStart delta* BlockStop | UsageUpdate | ChoiceEnd
+                   | Opaque)*  MessageStop
+
+``BlockStart.index`` is the block's position in the assembled message (normalised across
+providers, unique across choices); every delta names the block it belongs to by that index.
+``UsageUpdate`` carries a *cumulative* snapshot: later snapshots overlay earlier ones field by
+field (see :meth:`llm_rx.response.Usage.overlay`); they are never added.
+
+Events are immutable named tuples: made once per wire frame, they sit on the hot path, and a
+tuple is the cheapest typed immutable object Python has. JSON goes through pydantic:
+:func:`event_to_dict` / :func:`event_from_dict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, NamedTuple
+
+from pydantic import TypeAdapter
+
+from .response import StopReason, Usage
+
+__all__ = [
+    "BlockKind",
+    "BlockStart",
+    "BlockStop",
+    "ChoiceEnd",
+    "CitationDelta",
+    "Event",
+    "EVENT_TYPES",
+    "MessageStart",
+    "MessageStop",
+    "MetadataUpdate",
+    "Opaque",
+    "RefusalDelta",
+    "SignatureDelta",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolArgsDelta",
+    "UsageUpdate",
+    "event_from_dict",
+    "event_to_dict",
+]
+
+BlockKind = Literal["text", "thinking", "redacted_thinking", "tool_call", "refusal", "opaque"]
+
+
+class MessageStart(NamedTuple):
+    """First event of every reply (also of one that fails before any content)."""
+
+    provider: str
+    model: str | None = None
+    id: str | None = None
+
+
+class MetadataUpdate(NamedTuple):
+    """Message-level fields the wire carried that the canonical model has no place for
+    (``system_fingerprint``, ``service_tier``, host extras); overlaid in arrival order."""
+
+    fields: Mapping[str, Any]
+
+
+class BlockStart(NamedTuple):
+    """A content block opens at ``index``.
+
+    ``id``/``name`` are the tool call's when known; ``raw`` is the whole block for ``opaque``
+    blocks; ``meta`` records how the wire spelled the block, so ``to_native`` can spell it
+    back the same way; ``choice`` is the choice the block belongs to (``n>1``).
+    """
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+    kind: BlockKind
+    id: str | None = None
+    name: str | None = None
+    choice: int = 0
+    raw: Any = None
+    meta: Mapping[str, Any] | None = None
+
+
+class TextDelta(NamedTuple):
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+    text: str
+
+
+class ThinkingDelta(NamedTuple):
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+    text: str
+
+
+class RefusalDelta(NamedTuple):
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+    text: str
+
+
+class SignatureDelta(NamedTuple):
+    """A whole signature (or redacted data) for block ``index``: assigned, never merged."""
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+    signature: str
+
+
+class ToolArgsDelta(NamedTuple):
+    """A fragment of a tool call's argument string, verbatim."""
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+    fragment: str
+
+
+class CitationDelta(NamedTuple):
+    """One citation (provider shape, verbatim) attached to text block ``index``."""
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+    citation: Any
+
+
+class BlockStop(NamedTuple):
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+
+
+class UsageUpdate(NamedTuple):
+    """A cumulative usage snapshot: its non-``None`` fields overlay earlier ones."""
+
+    usage: Usage
+
+
+class ChoiceEnd(NamedTuple):
+    """Choice ``choice`` finished; ``native`` is the provider's own finish value."""
+
+    choice: int
+    stop_reason: StopReason
+    native: Any = None
+
+
+class MessageStop(NamedTuple):
+    """The provider's end of stream arrived: the last event of a complete reply.
+
+    ``details`` says in words why (the provider's explanation, or why a value was inferred);
+    ``native`` is the provider's own stop value, kept so ``to_native`` can reproduce it.
+    """
+
+    stop_reason: StopReason
+    details: str | None = None
+    native: Any = None
+
+
+class Opaque(NamedTuple):
+    """A message-level frame the library does not model, passed through verbatim."""
+
+    kind: str
+    raw: Any
+
+
+Event = (
+    MessageStart
+    | MetadataUpdate
+    | BlockStart
+    | TextDelta
+    | ThinkingDelta
+    | RefusalDelta
+    | SignatureDelta
+    | ToolArgsDelta
+    | CitationDelta
+    | BlockStop
+    | UsageUpdate
+    | ChoiceEnd
+    | MessageStop
+    | Opaque
+)
+
+#: Event type name (the ``"type"`` of its JSON form) -> class.
+EVENT_TYPES: dict[str, type[Any]] = {
+    "message_start": MessageStart,
+    "metadata": MetadataUpdate,
+    "block_start": BlockStart,
+    "text_delta": TextDelta,
+    "thinking_delta": ThinkingDelta,
+    "refusal_delta": RefusalDelta,
+    "signature_delta": SignatureDelta,
+    "tool_args_delta": ToolArgsDelta,
+    "citation_delta": CitationDelta,
+    "block_stop": BlockStop,
+    "usage": UsageUpdate,
+    "choice_end": ChoiceEnd,
+    "message_stop": MessageStop,
+    "opaque": Opaque,
+}
+_TYPE_NAMES: dict[type[Any], str] = {cls: name for name, cls in EVENT_TYPES.items()}
+_ADAPTERS: dict[str, TypeAdapter[Any]] = {
+    name: TypeAdapter(cls) for name, cls in EVENT_TYPES.items()
+}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The JSON-ready form of an event: ``{"type": "text_delta", "index": 0, "text": "Hi"}``."""
+    out: dict[str, Any] = {"type": _TYPE_NAMES[type(event)]}
+    for key, value in event._asdict().items():
+        if isinstance(value, Usage):
+            value = value.model_dump(mode="json")
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        out[key] = value
+    return out
+
+
+def event_from_dict(data: Mapping[str, Any]) -> Event:
+    """Validate the JSON form back into an event (pydantic checks every field)."""
+    fields = dict(data)
+    name = fields.pop("type", None)
+    adapter = _ADAPTERS.get(name) if isinstance(name, str) else None
+    if adapter is None:
+        raise ValueError(f"unknown event type {name!r}")
+    event: Event = adapter.validate_python(fields)
+    return event

@@ -1,0 +1,97 @@
+"""A ``Response`` as an Anthropic ``message`` body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..response import (
+    Block,
+    OpaqueBlock,
+    RefusalBlock,
+    Response,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    Usage,
+)
+
+__all__ = ["to_anthropic"]
+
+_STOP: dict[StopReason, str] = {
+    "end_turn": "end_turn",
+    "max_tokens": "max_tokens",
+    "tool_use": "tool_use",
+    "stop_sequence": "stop_sequence",
+    "refusal": "refusal",
+    "pause_turn": "pause_turn",
+    "content_filter": "refusal",
+}
+
+
+def _usage(usage: Usage, same_provider: bool) -> dict[str, Any]:
+    if same_provider and usage.native is not None:
+        return dict(usage.native)
+    total = usage.input_tokens
+    cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
+    out: dict[str, Any] = {
+        "input_tokens": total - cached if total is not None else 0,
+        "output_tokens": usage.output_tokens or 0,
+    }
+    if usage.cache_read_tokens is not None:
+        out["cache_read_input_tokens"] = usage.cache_read_tokens
+    if usage.cache_write_tokens is not None:
+        out["cache_creation_input_tokens"] = usage.cache_write_tokens
+    return out
+
+
+def _block(block: Block) -> dict[str, Any] | None:
+    extra = dict(block.meta or {}) if not isinstance(block, OpaqueBlock) else {}
+    extra.pop("field", None)
+    if isinstance(block, TextBlock):
+        out: dict[str, Any] = {"type": "text", "text": block.text}
+        if block.citations:
+            out["citations"] = list(block.citations)
+        return {**out, **extra}
+    if isinstance(block, ThinkingBlock):
+        if block.redacted:
+            return {"type": "redacted_thinking", "data": block.signature or ""}
+        return {"type": "thinking", "thinking": block.text, "signature": block.signature or ""}
+    if isinstance(block, ToolCallBlock):
+        arguments = block.arguments
+        if arguments is None:  # never parsed: keep the evidence as a string
+            arguments = {"_raw_arguments": block.raw_arguments}
+        return {"type": "tool_use", "id": block.id or "", "name": block.name or "",
+                "input": arguments, **extra}
+    if isinstance(block, RefusalBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block.raw, dict) and "type" in block.raw:
+        return dict(block.raw)
+    return None  # an opaque frame of another provider has no Anthropic block
+
+
+def to_anthropic(response: Response) -> dict[str, Any]:
+    """The ``message`` body (what ``POST /v1/messages`` without ``stream`` returns)."""
+    same = response.provider == "anthropic"
+    extra = dict(response.extra) if same else {}
+    native = response.native_stop_reason if same else None
+    stop_reason = native.get("stop_reason") if isinstance(native, dict) else None
+    if stop_reason is None and response.stop_reason is not None:
+        stop_reason = _STOP.get(response.stop_reason)
+    body: dict[str, Any] = {
+        "id": response.id or "",
+        "type": "message",
+        "role": "assistant",
+        "model": response.model or "",
+        "content": [out for block in response.content if (out := _block(block)) is not None],
+        "stop_reason": stop_reason,
+        "stop_sequence": extra.pop("stop_sequence", None),
+    }
+    if isinstance(native, dict) and "stop_details" in native:
+        body["stop_details"] = native["stop_details"]
+    body["usage"] = _usage(response.usage, same)
+    for key, value in extra.items():
+        body.setdefault(key, value)
+    return body
+
+

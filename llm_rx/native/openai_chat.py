@@ -1,0 +1,174 @@
+"""A ``Response`` as an OpenAI ``chat.completion`` body (and its hosts' dialects)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..response import (
+    Block,
+    OpaqueBlock,
+    RefusalBlock,
+    Response,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    Usage,
+)
+
+__all__ = ["to_openai_chat"]
+
+_FINISH: dict[StopReason, str] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "refusal": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "content_filter": "content_filter",
+}
+
+
+def _usage(usage: Usage, same_provider: bool) -> dict[str, Any] | None:
+    if same_provider and usage.native is not None:
+        return dict(usage.native)
+    if not usage.reported:
+        return None
+    prompt = usage.input_tokens or 0
+    completion = usage.output_tokens or 0
+    out: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if usage.cache_read_tokens is not None:
+        out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
+    if usage.reasoning_tokens is not None:
+        out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
+    return out
+
+
+def _thinking(message: dict[str, Any], blocks: list[ThinkingBlock]) -> None:
+    if not blocks:
+        return
+    meta = blocks[0].meta or {}
+    field = meta.get("field", "reasoning_content")
+    text = "".join(block.text for block in blocks)
+    if field == "reasoning_details":
+        details = []
+        for position, block in enumerate(blocks):
+            bmeta = block.meta or {}
+            kind = bmeta.get("detail_type") or (
+                "reasoning.encrypted" if block.redacted else "reasoning.text"
+            )
+            item: dict[str, Any] = {"type": kind}
+            if kind == "reasoning.encrypted":
+                item["data"] = block.signature
+            elif kind == "reasoning.summary":
+                item["summary"] = block.text
+            else:
+                item["text"] = block.text
+                if block.signature is not None:
+                    item["signature"] = block.signature
+            if "id" in bmeta:
+                item["id"] = bmeta["id"]
+            item["format"] = bmeta.get("format")
+            item["index"] = position
+            details.append(item)
+        if meta.get("plain"):
+            message["reasoning"] = text
+        message["reasoning_details"] = details
+    elif field != "content_parts":
+        message[field] = text
+
+
+def _message(blocks: list[Block]) -> dict[str, Any]:
+    texts = [block for block in blocks if isinstance(block, TextBlock)]
+    thinking = [block for block in blocks if isinstance(block, ThinkingBlock)]
+    refusals = [block for block in blocks if isinstance(block, RefusalBlock)]
+    calls = [block for block in blocks if isinstance(block, ToolCallBlock)]
+    message: dict[str, Any] = {"role": "assistant"}
+    text = "".join(block.text for block in texts)
+    parts_style = any((block.meta or {}).get("field") == "content_parts" for block in thinking)
+    if parts_style:  # Mistral: thinking and text as typed parts of content
+        parts: list[dict[str, Any]] = [
+            {"type": "thinking", "thinking": [{"type": "text", "text": block.text}]}
+            for block in thinking
+        ]
+        if text:
+            parts.append({"type": "text", "text": text})
+        message["content"] = parts
+    else:
+        message["content"] = text if texts and (text or not calls) else None
+    message["refusal"] = "".join(block.text for block in refusals) if refusals else None
+    _thinking(message, thinking)
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id or "",
+                "type": (call.meta or {}).get("type", "function"),
+                "function": {"name": call.name or "", "arguments": call.raw_arguments},
+            }
+            for call in calls
+        ]
+    citations = [citation for block in texts for citation in block.citations]
+    if citations:
+        message["annotations"] = citations
+    opaque = [block for block in blocks if isinstance(block, OpaqueBlock)]
+    for block in opaque:  # a delta field nobody models, given back under its own name
+        if block.kind.startswith("delta.") and isinstance(block.raw, dict):
+            key = block.kind[len("delta."):]
+            value = block.raw.get(key)
+            previous = message.get(key)
+            if isinstance(previous, list) and isinstance(value, list):
+                message[key] = previous + value
+            else:
+                message[key] = value
+    return message
+
+
+def _finish(reason: StopReason | None, native: Any, same_provider: bool) -> Any:
+    if same_provider and isinstance(native, str):
+        return native
+    return _FINISH.get(reason) if reason is not None else None
+
+
+def to_openai_chat(response: Response) -> dict[str, Any]:
+    """The ``chat.completion`` body; ``n>1`` replies give every choice."""
+    same = response.provider == "openai-chat"
+    extra = dict(response.extra) if same else {}
+    created = extra.pop("created", 0)
+    body: dict[str, Any] = {
+        "id": response.id or "",
+        "object": "chat.completion",
+        "created": created,
+        "model": response.model or "",
+    }
+    if response.choices:
+        choices = [
+            {
+                "index": choice.index,
+                "message": _message(choice.content),
+                "logprobs": None,
+                "finish_reason": _finish(choice.stop_reason, choice.native_stop_reason, same),
+            }
+            for choice in response.choices
+        ]
+    else:
+        choices = [
+            {
+                "index": 0,
+                "message": _message(response.content),
+                "logprobs": None,
+                "finish_reason": _finish(
+                    response.stop_reason, response.native_stop_reason, same
+                ),
+            }
+        ]
+    body["choices"] = choices
+    usage = _usage(response.usage, same)
+    if usage is not None:
+        body["usage"] = usage
+    for key, value in extra.items():
+        body.setdefault(key, value)
+    return body

@@ -1,0 +1,62 @@
+"""``to_response()``: fold a reply's events into one :class:`~llm_rx.response.Response`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import reactivex
+from reactivex import Observable, abc
+
+from ..builder import ResponseBuilder
+from ..events import Event
+from ..response import Response
+
+__all__ = ["to_response"]
+
+
+def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
+    """Emit the assembled ``Response`` once, when the events end.
+
+    ::
+
+        events:    -S-b-t-t-e-U-M-|        events:  -S-b-t-t-#
+        to_response()                      to_response()
+        result:    ---------------R|       result:  ---------R|   (complete=False, error set)
+
+    A stream that errors after its reply started still gives a ``Response`` (marked
+    interrupted or error, with what arrived); an error before anything arrived (not a stream
+    at all, a failed connection) is passed on as ``on_error``.
+    """
+
+    def operator(source: Observable[Event]) -> Observable[Response]:
+        def subscribe(
+            observer: abc.ObserverBase[Response], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            builder = ResponseBuilder()
+
+            def on_next(event: Event) -> None:
+                try:
+                    builder.feed(event)
+                except Exception as error:  # noqa: BLE001 - a malformed user event
+                    observer.on_error(error)
+
+            def finish(error: Exception | None = None) -> None:
+                if error is not None and not builder.started:
+                    observer.on_error(error)
+                    return
+                observer.on_next(builder.build(error))
+                observer.on_completed()
+
+            def on_error(error: Exception) -> None:
+                finish(error)
+
+            def on_completed() -> None:
+                finish()
+
+            return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
+
+        return reactivex.create(subscribe)
+
+    return operator
+
+

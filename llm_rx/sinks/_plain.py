@@ -1,0 +1,83 @@
+"""A plain-text live display: writes a reply as it arrives to any text stream."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from ..events import (
+    BlockStart,
+    BlockStop,
+    Event,
+    MessageStop,
+    RefusalDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+)
+
+__all__ = ["PlainPrinter"]
+
+
+class PlainPrinter:
+    """Writes text as it lands, thinking and tool calls on lines of their own.
+
+    Used as a tap (``ops.do_action(printer.on_next, printer.on_error, printer.on_completed)``):
+    it writes, it never changes the stream. Output is plain text (no cursor movement), so it
+    stays readable when it is not a terminal; it always ends with a newline.
+    """
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._kinds: dict[int, str] = {}
+        self._at_line_start = True
+
+    def _write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self._at_line_start = text.endswith("\n")
+            self.out.flush()
+
+    def _newline(self) -> None:
+        if not self._at_line_start:
+            self._write("\n")
+
+    def on_next(self, event: Event) -> None:
+        kind = type(event)
+        if kind is TextDelta or kind is ThinkingDelta or kind is RefusalDelta:
+            self._write(event.text)  # type: ignore[union-attr]
+        elif kind is ToolArgsDelta:
+            self._write(event.fragment)  # type: ignore[union-attr]
+        elif kind is BlockStart:
+            assert isinstance(event, BlockStart)
+            self._kinds[event.index] = event.kind
+            if event.kind == "thinking":
+                self._newline()
+                self._write("[thinking] ")
+            elif event.kind == "tool_call":
+                self._newline()
+                self._write(f"[tool call] {event.name}(")
+            elif event.kind == "refusal":
+                self._newline()
+                self._write("[refusal] ")
+            elif event.kind == "redacted_thinking":
+                self._newline()
+                self._write("[redacted thinking]\n")
+            elif event.kind == "opaque":
+                self._newline()
+                self._write(f"[{event.name or 'opaque'}]\n")
+        elif kind is BlockStop:
+            assert isinstance(event, BlockStop)
+            block_kind = self._kinds.get(event.index)
+            if block_kind == "tool_call":
+                self._write(")\n")
+            elif block_kind in ("thinking", "refusal"):
+                self._newline()
+        elif kind is MessageStop:
+            self._newline()
+
+    def on_error(self, error: Exception) -> None:
+        self._newline()
+        self._write(f"[interrupted: {error}]\n")
+
+    def on_completed(self) -> None:
+        self._newline()

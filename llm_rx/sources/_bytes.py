@@ -1,0 +1,101 @@
+"""Cold, cancellable observables of events over byte iterables and files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import reactivex
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable, Disposable
+from reactivex.scheduler import CurrentThreadScheduler
+
+from ..errors import LlmRxError
+from ..events import Event
+from ..wire.sse import DEFAULT_MAX_FRAME
+from ._engine import decode_all, new_decoder, source_failed
+
+__all__ = ["from_bytes", "from_file", "iter_file"]
+
+BytesLike = bytes | bytearray | memoryview
+
+
+def _chunks_of(data: BytesLike | Iterable[bytes]) -> Iterable[bytes]:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return (bytes(data),)
+    if isinstance(data, str):
+        raise TypeError("pass bytes or an iterable of bytes, not str")
+    return data
+
+
+def _observable(
+    chunks: Any, provider: str | None, max_frame: int
+) -> Observable[Event]:
+    def subscribe(
+        observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        disposed = False
+
+        def stopped() -> bool:
+            return disposed
+
+        def emit(event: Event) -> None:
+            if not disposed:
+                observer.on_next(event)
+
+        def run(_: abc.SchedulerBase, __: Any = None) -> None:
+            try:
+                source = chunks() if callable(chunks) else chunks
+                decode_all(new_decoder(provider, max_frame), source, emit, stopped)
+            except LlmRxError as error:
+                if not disposed:
+                    observer.on_error(error)
+                return
+            except Exception as error:  # noqa: BLE001 - the byte source failed: a cut stream
+                if not disposed:
+                    observer.on_error(source_failed(error))
+                return
+            if not disposed:
+                observer.on_completed()
+
+        def dispose() -> None:
+            nonlocal disposed
+            disposed = True
+
+        sched = scheduler or CurrentThreadScheduler.singleton()
+        return CompositeDisposable(Disposable(dispose), sched.schedule(run))
+
+    return reactivex.create(subscribe)
+
+
+def from_bytes(
+    data: BytesLike | Iterable[bytes],
+    provider: str | None = None,
+    *,
+    max_frame: int = DEFAULT_MAX_FRAME,
+) -> Observable[Event]:
+    """A cold observable of the events ``data`` decodes to.
+
+    ``data`` is the whole body or an iterable of its pieces (read once per subscription).
+    ``provider`` is sniffed from the first bytes when not given. Decoding errors arrive as
+    ``on_error`` after the events decoded before them; disposing stops the reading.
+    """
+    return _observable(_chunks_of(data), provider, max_frame)
+
+
+def iter_file(path: str | os.PathLike[str], chunk_size: int = 64 * 1024) -> Iterator[bytes]:
+    with open(path, "rb") as handle:
+        while chunk := handle.read(chunk_size):
+            yield chunk
+
+
+def from_file(
+    path: str | os.PathLike[str],
+    provider: str | None = None,
+    *,
+    chunk_size: int = 64 * 1024,
+    max_frame: int = DEFAULT_MAX_FRAME,
+) -> Observable[Event]:
+    """A cold observable of the events in a recorded body; the file is read on subscribe."""
+    return _observable(lambda: iter_file(path, chunk_size), provider, max_frame)

@@ -1,0 +1,50 @@
+"""The one loop every source and ``reassemble`` runs: bytes through a decoder to events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ..errors import IncompleteStreamError, LlmRxError
+from ..events import Event
+from ..wire.base import Decoder
+from ..wire.registry import SniffingDecoder, make_decoder
+from ..wire.sse import DEFAULT_MAX_FRAME
+
+__all__ = ["decode_all", "new_decoder", "source_failed"]
+
+
+def new_decoder(provider: str | None, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
+    """The decoder for ``provider``, or one that tells the provider from the first bytes."""
+    if provider is None:
+        return SniffingDecoder(max_frame)
+    return make_decoder(provider, max_frame)
+
+
+def source_failed(error: BaseException) -> LlmRxError:
+    """A byte source (a socket, a file) failed mid-stream: that is a cut stream."""
+    failure = IncompleteStreamError(f"the byte source failed: {type(error).__name__}: {error}")
+    failure.__cause__ = error
+    return failure
+
+
+def decode_all(
+    decoder: Decoder,
+    chunks: Iterable[bytes],
+    emit: Callable[[Event], None],
+    stopped: Callable[[], bool] = lambda: False,
+) -> None:
+    """Feed every chunk, then EOF, emitting events in order; a decoding error is raised after
+    the events decoded before it were emitted. Returns early once ``stopped()``."""
+    try:
+        for chunk in chunks:
+            if stopped():
+                return
+            for event in decoder.decode(bytes(chunk)):
+                emit(event)
+        if not stopped():
+            for event in decoder.flush():
+                emit(event)
+    except LlmRxError as error:
+        for event in getattr(error, "events", ()):
+            emit(event)
+        raise

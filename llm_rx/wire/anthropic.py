@@ -1,0 +1,322 @@
+"""Anthropic Messages streams (``message_start`` ... ``message_stop`` over SSE).
+
+Usage in ``message_start`` and ``message_delta`` is cumulative: each becomes a snapshot that
+overlays the last, never a sum. Signatures (``signature_delta``, a ``redacted_thinking``
+block's ``data``) stay on their block. Server-tool blocks (``server_tool_use``, ``*_result``)
+and block types this library does not model are passed through as ``opaque`` blocks, emitted
+whole when they end (their ``input_json_delta`` / string deltas applied), in their place.
+
+Lenient where the meaning is clear: a delta before ``message_start`` opens the message and
+the block; a repeated ``message_start`` for the same message before any content is ignored.
+Strict where it is not: a delta for a block that already ended, or a second message id while
+one is open, is a :class:`ProtocolError`. The terminal frame is ``message_stop``; a stream that
+ends without it (even after ``message_delta``) is truncated. Frames after ``message_stop``
+(several replies in one body) are not part of this reply and are ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..errors import IncompleteStreamError, LlmRxError, ProtocolError, ProviderError
+from ..events import (
+    BlockStart,
+    BlockStop,
+    ChoiceEnd,
+    CitationDelta,
+    Event,
+    MessageStop,
+    MetadataUpdate,
+    Opaque,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+    UsageUpdate,
+)
+from ..response import StopReason, Usage
+from .base import SSEPayloadDecoder
+from .sse import SSEEvent
+
+__all__ = ["AnthropicDecoder", "usage_from_anthropic"]
+
+_STOP: dict[str, StopReason] = {
+    "end_turn": "end_turn",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "tool_use": "tool_use",
+    "pause_turn": "pause_turn",
+    "refusal": "refusal",
+    "model_context_window_exceeded": "max_tokens",
+}
+_MESSAGE_FIELDS = frozenset(
+    {"type", "role", "content", "model", "id", "stop_reason", "stop_sequence", "usage"}
+)
+_TEXT_FIELDS = frozenset({"type", "text", "citations"})
+_THINKING_FIELDS = frozenset({"type", "thinking", "signature"})
+_TOOL_FIELDS = frozenset({"type", "id", "name", "input"})
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def usage_from_anthropic(raw: dict[str, Any]) -> Usage:
+    """Canonical usage from an Anthropic usage object: ``input_tokens`` made a total."""
+    fresh = _int(raw.get("input_tokens"))
+    write = _int(raw.get("cache_creation_input_tokens"))
+    read = _int(raw.get("cache_read_input_tokens"))
+    parts = [n for n in (fresh, write, read) if n is not None]
+    details = raw.get("output_tokens_details") or {}
+    return Usage(
+        input_tokens=sum(parts) if fresh is not None else None,
+        output_tokens=_int(raw.get("output_tokens")),
+        cache_read_tokens=read,
+        cache_write_tokens=write,
+        reasoning_tokens=(
+            _int(details.get("thinking_tokens")) if isinstance(details, dict) else None
+        ),
+        native=raw,
+    )
+
+
+def _extras(block: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
+    extra = {key: value for key, value in block.items() if key not in known}
+    return extra or None
+
+
+class AnthropicDecoder(SSEPayloadDecoder):
+    provider = "anthropic"
+
+    def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
+        super().__init__(max_frame)
+        self._id: str | None = None
+        self._blocks: dict[int, int] = {}  # wire index -> block index, while open
+        self._closed: set[int] = set()  # wire indexes that ended
+        self._next_block = 0
+        self._opaque: dict[int, tuple[int, dict[str, Any], list[str]]] = {}
+        self._stop: tuple[StopReason, Any, str | None] | None = None
+        self._handlers = {
+            "content_block_delta": self._block_delta,
+            "content_block_start": self._block_start,
+            "content_block_stop": self._block_stop,
+            "message_start": self._message_start,
+            "message_delta": self._message_delta,
+            "message_stop": self._message_stop,
+            "ping": self._ping,
+            "error": self._error,
+        }
+
+    def _event(self, event: SSEEvent, out: list[Event]) -> None:
+        frame = self._json(event)
+        kind = frame.get("type")
+        if event.event == "error":
+            kind = "error"
+        handler = self._handlers.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            if not self.started:
+                self._start(out)
+            out.append(Opaque(str(kind or event.event), frame))
+            return
+        if not self.started and kind != "message_start":
+            self._start(out)
+        handler(frame, event.data, out)
+
+    def _eof(self, out: list[Event]) -> None:
+        self._emit_pending_opaque(out)
+        raise IncompleteStreamError("the stream ended before message_stop")
+
+    def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
+        if self.started:
+            self._emit_pending_opaque(out)
+        return super()._fail(error, out, start=start)
+
+    # -- message level ---------------------------------------------------------------------
+
+    def _ping(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        pass
+
+    def _error(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        error = frame.get("error")
+        message = "the provider reported an error"
+        if isinstance(error, dict):
+            message = f"{error.get('type', 'error')}: {error.get('message', '')}".strip(": ")
+        raise ProviderError(message, raw)
+
+    def _message_start(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        message = frame.get("message") or {}
+        message_id = message.get("id")
+        if self.started:
+            if message_id == self._id and self._next_block == 0:
+                return  # the same message_start again, before any content: harmless
+            raise ProtocolError("message_start while a message is open", raw)
+        self._id = message_id
+        self._start(out, message.get("model"), message_id)
+        extra = _extras(message, _MESSAGE_FIELDS)
+        if extra:
+            out.append(MetadataUpdate(extra))
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            out.append(UsageUpdate(usage_from_anthropic(usage)))
+        for position, block in enumerate(message.get("content") or ()):
+            self._block_start({"index": -1 - position, "content_block": block}, raw, out)
+            self._block_stop({"index": -1 - position}, raw, out)
+
+    def _message_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        delta = frame.get("delta") or {}
+        extra = {
+            key: value
+            for key, value in delta.items()
+            if key not in ("stop_reason", "stop_details") and value is not None
+        }
+        if extra:
+            out.append(MetadataUpdate(extra))
+        native = delta.get("stop_reason")
+        if native:
+            reason = _STOP.get(native, "end_turn")
+            stop_details = delta.get("stop_details")
+            words = None
+            if isinstance(stop_details, dict):
+                words = stop_details.get("explanation") or stop_details.get("type")
+            self._stop = (reason, {"stop_reason": native, "stop_details": stop_details}, words)
+            out.append(ChoiceEnd(0, reason, native))
+        usage = frame.get("usage")
+        if isinstance(usage, dict):
+            out.append(UsageUpdate(usage_from_anthropic(usage)))
+
+    def _message_stop(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        self._emit_pending_opaque(out)
+        for wire in list(self._blocks):
+            out.append(BlockStop(self._blocks.pop(wire)))
+        self.finished = True
+        if self._stop is None:
+            out.append(MessageStop("end_turn", "inferred: message_stop without a stop_reason"))
+        else:
+            reason, native, words = self._stop
+            out.append(MessageStop(reason, words, native))
+
+    # -- blocks ----------------------------------------------------------------------------
+
+    def _block_start(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        wire = frame.get("index")
+        block = frame.get("content_block")
+        if not isinstance(wire, int) or not isinstance(block, dict):
+            raise ProtocolError("content_block_start without an index or a block", raw)
+        if wire in self._blocks or wire in self._closed:
+            raise ProtocolError(f"content_block_start for block {wire}, which already started", raw)
+        index = self._next_block
+        self._next_block += 1
+        self._blocks[wire] = index
+        kind = block.get("type")
+        if kind == "text":
+            out.append(BlockStart(index, "text", meta=_extras(block, _TEXT_FIELDS)))
+            if block.get("text"):
+                out.append(TextDelta(index, block["text"]))
+            for citation in block.get("citations") or ():
+                out.append(CitationDelta(index, citation))
+        elif kind == "thinking":
+            out.append(BlockStart(index, "thinking", meta=_extras(block, _THINKING_FIELDS)))
+            if block.get("thinking"):
+                out.append(ThinkingDelta(index, block["thinking"]))
+            if block.get("signature"):
+                out.append(SignatureDelta(index, block["signature"]))
+        elif kind == "redacted_thinking":
+            out.append(BlockStart(index, "redacted_thinking"))
+            if isinstance(block.get("data"), str):
+                out.append(SignatureDelta(index, block["data"]))
+        elif kind == "tool_use":
+            out.append(
+                BlockStart(
+                    index,
+                    "tool_call",
+                    id=block.get("id"),
+                    name=block.get("name"),
+                    meta=_extras(block, _TOOL_FIELDS),
+                )
+            )
+            given = block.get("input")
+            if given:  # input given whole at the start (no deltas follow)
+                out.append(ToolArgsDelta(index, orjson.dumps(given).decode()))
+        else:
+            self._opaque[wire] = (index, dict(block), [])
+
+    def _block_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        wire = frame.get("index")
+        delta = frame.get("delta")
+        if not isinstance(delta, dict):
+            raise ProtocolError("content_block_delta without a delta", raw)
+        if wire in self._closed:
+            raise ProtocolError(f"a delta for block {wire}, which already ended", raw)
+        kind = delta.get("type")
+        opaque = self._opaque.get(wire) if isinstance(wire, int) else None
+        if opaque is not None:
+            self._opaque_delta(opaque, delta)
+            return
+        index = self._blocks.get(wire) if isinstance(wire, int) else None
+        if index is None:  # a delta before its block started: open one of the delta's kind
+            if not isinstance(wire, int):
+                raise ProtocolError("content_block_delta without an index", raw)
+            implied = {"thinking_delta": "thinking", "signature_delta": "thinking",
+                       "input_json_delta": "tool_use"}.get(str(kind), "text")
+            self._block_start({"index": wire, "content_block": {"type": implied}}, raw, out)
+            index = self._blocks[wire]
+        if kind == "text_delta":
+            out.append(TextDelta(index, delta.get("text", "")))
+        elif kind == "thinking_delta":
+            out.append(ThinkingDelta(index, delta.get("thinking", "")))
+        elif kind == "input_json_delta":
+            fragment = delta.get("partial_json", "")
+            if fragment:
+                out.append(ToolArgsDelta(index, fragment))
+        elif kind == "signature_delta":
+            out.append(SignatureDelta(index, delta.get("signature", "")))
+        elif kind == "citations_delta":
+            out.append(CitationDelta(index, delta.get("citation")))
+        else:
+            out.append(Opaque(str(kind), frame))
+
+    def _block_stop(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        wire = frame.get("index")
+        if not isinstance(wire, int) or wire in self._closed:
+            raise ProtocolError(f"content_block_stop for block {wire}, which is not open", raw)
+        self._closed.add(wire)
+        opaque = self._opaque.pop(wire, None)
+        if opaque is not None:
+            self._blocks.pop(wire, None)
+            out.append(self._opaque_start(opaque))
+            out.append(BlockStop(opaque[0]))
+            return
+        index = self._blocks.pop(wire, None)
+        if index is None:
+            raise ProtocolError(f"content_block_stop for block {wire}, which never started", raw)
+        out.append(BlockStop(index))
+
+    @staticmethod
+    def _opaque_delta(opaque: tuple[int, dict[str, Any], list[str]], delta: dict[str, Any]) -> None:
+        _, block, fragments = opaque
+        if delta.get("type") == "input_json_delta":
+            fragments.append(delta.get("partial_json", ""))
+            return
+        for key, value in delta.items():
+            if key != "type" and isinstance(value, str):
+                previous = block.get(key)
+                block[key] = (previous if isinstance(previous, str) else "") + value
+
+    @staticmethod
+    def _opaque_start(opaque: tuple[int, dict[str, Any], list[str]]) -> BlockStart:
+        index, block, fragments = opaque
+        if fragments:
+            joined = "".join(fragments)
+            try:
+                block["input"] = orjson.loads(joined)
+            except orjson.JSONDecodeError:
+                block["input"] = joined
+        return BlockStart(index, "opaque", raw=block, name=str(block.get("type")))
+
+    def _emit_pending_opaque(self, out: list[Event]) -> None:
+        for wire in list(self._opaque):
+            opaque = self._opaque.pop(wire)
+            self._blocks.pop(wire, None)
+            out.append(self._opaque_start(opaque))

@@ -1,0 +1,128 @@
+"""What every provider decoder shares: framing, JSON parsing, the error contract. Sans-I/O.
+
+A decoder turns bytes into events: ``decode(chunk) -> list[Event]`` and ``flush() -> list[Event]``
+at EOF. When a frame is bad, the error raised carries, in ``events``, everything decoded from
+the same chunk before it (the sources emit those first, then ``on_error``), so nothing that
+arrived is lost. After an error, or after the provider's terminal frame, the decoder is
+finished: it emits nothing more (frames after the end are counted in ``ignored_frames``).
+
+A reply that ends (EOF) before its terminal frame raises :class:`IncompleteStreamError` from
+``flush()``; a last frame cut in half at EOF is a truncation too, never a wire-format error.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import orjson
+
+from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
+from ..events import Event, MessageStart
+from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
+
+__all__ = ["Decoder", "SSEPayloadDecoder", "attach_events"]
+
+
+def attach_events(error: LlmRxError, events: list[Event]) -> LlmRxError:
+    """Record on ``error`` the events decoded before it (emitted before ``on_error``)."""
+    error.events = events  # type: ignore[attr-defined]
+    return error
+
+
+class Decoder(ABC):
+    """A provider's incremental decoder: bytes in, events out."""
+
+    provider: ClassVar[str]
+
+    def __init__(self) -> None:
+        self.started = False  # MessageStart emitted
+        self.finished = False  # terminal event emitted or error raised
+        self.ignored_frames = 0
+
+    @abstractmethod
+    def decode(self, chunk: bytes) -> list[Event]:
+        """The events the frames completed by ``chunk`` decode to."""
+
+    @abstractmethod
+    def flush(self) -> list[Event]:
+        """The events still due at EOF; raises ``IncompleteStreamError`` on a cut stream."""
+
+    def _start(self, out: list[Event], model: Any = None, id: Any = None) -> None:
+        self.started = True
+        out.append(
+            MessageStart(
+                self.provider,
+                model if isinstance(model, str) and model else None,
+                id if isinstance(id, str) and id else None,
+            )
+        )
+
+    def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
+        """Finish with ``error``; ``start`` opens the message first if nothing did yet."""
+        if start and not self.started:
+            self._start(out)
+        self.finished = True
+        return attach_events(error, out)
+
+
+class SSEPayloadDecoder(Decoder):
+    """A decoder whose wire is SSE events with one JSON payload each."""
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        super().__init__()
+        self._sse = SSEDecoder(max_frame)
+        self._at_eof = False
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        out: list[Event] = []
+        if self.finished:
+            return out
+        try:
+            for event in self._sse.decode(chunk):
+                if self.finished:
+                    self.ignored_frames += 1
+                else:
+                    self._event(event, out)
+        except LlmRxError as error:
+            raise self._fail(error, out, start=self.started) from None
+        return out
+
+    def flush(self) -> list[Event]:
+        out: list[Event] = []
+        if self.finished:
+            return out
+        self._at_eof = True
+        try:
+            for event in self._sse.flush():
+                if self.finished:
+                    self.ignored_frames += 1
+                else:
+                    self._event(event, out)
+            if not self.finished:
+                self._eof(out)
+        except LlmRxError as error:
+            raise self._fail(error, out, start=True) from None
+        return out
+
+    def _json(self, event: SSEEvent) -> dict[str, Any]:
+        """The event's JSON object; a bad one is a wire-format error (a truncation at EOF)."""
+        try:
+            payload = orjson.loads(event.data)
+        except orjson.JSONDecodeError:
+            if self._at_eof:
+                raise IncompleteStreamError(
+                    "the stream ended inside a frame", event.data
+                ) from None
+            raise WireFormatError("a frame is not valid JSON", event.data) from None
+        if not isinstance(payload, dict):
+            raise WireFormatError("a frame is not a JSON object", event.data)
+        return payload
+
+    @abstractmethod
+    def _event(self, event: SSEEvent, out: list[Event]) -> None:
+        """Decode one SSE event into ``out``."""
+
+    @abstractmethod
+    def _eof(self, out: list[Event]) -> None:
+        """EOF came without a terminal frame: finish, or raise ``IncompleteStreamError``."""

@@ -1,0 +1,405 @@
+"""OpenAI Chat Completions streams (``chat.completion.chunk`` over SSE) and their dialects.
+
+One decoder, no options, for every OpenAI-compatible host in the captures: reasoning as
+``reasoning_content`` (DeepSeek, xAI, Moonshot, Z.ai), ``reasoning`` and ``reasoning_details``
+(Groq, OpenRouter; encrypted entries kept as redacted thinking), Mistral's array ``content``
+and index-less tool calls, Azure's content-filter chunks, usage in ``x_groq.usage`` or
+``choices[].usage``, in-band ``{"error": ...}`` chunks and ``event: error`` frames.
+
+End of stream: ``[DONE]``, or EOF after a ``finish_reason`` for every choice (Perplexity), is
+complete. ``[DONE]`` without any finish reason (Snowflake) is complete with the reason inferred
+(``tool_use`` when tool calls arrived, else ``end_turn``) and ``details`` saying so. EOF with
+neither is a truncation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..errors import IncompleteStreamError, ProviderError
+from ..events import (
+    BlockStart,
+    BlockStop,
+    ChoiceEnd,
+    CitationDelta,
+    Event,
+    MessageStop,
+    MetadataUpdate,
+    Opaque,
+    RefusalDelta,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+    UsageUpdate,
+)
+from ..response import StopReason, Usage
+from .base import SSEPayloadDecoder
+from .sse import SSEEvent
+
+__all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
+
+# Chunk fields that are per-chunk framing, not message metadata.
+_CHUNK_FIELDS = frozenset({"id", "object", "created", "model", "choices", "usage", "obfuscation"})
+# Delta fields that carry nothing a reply keeps.
+_SKIPPED_DELTA = frozenset({"role", "channel", "token_id", "function_call"})
+_KNOWN_DELTA = _SKIPPED_DELTA | {
+    "content", "refusal", "tool_calls", "reasoning", "reasoning_content", "reasoning_details",
+    "annotations",
+}
+_FINISH: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "end": "end_turn",
+    "eos": "end_turn",
+    "length": "max_tokens",
+    "max_tokens": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "content_filter",
+    "error": "error",
+}
+
+
+def finish_reason(native: str, *, tool_calls: bool, refusal: bool) -> StopReason:
+    """The canonical stop reason for an OpenAI-style ``finish_reason``."""
+    reason = _FINISH.get(native, "end_turn")
+    if reason == "end_turn":
+        if tool_calls:
+            return "tool_use"
+        if refusal:
+            return "refusal"
+    return reason
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def usage_from_openai(raw: dict[str, Any]) -> Usage:
+    """Canonical usage from an OpenAI-style usage object (and its dialects)."""
+    prompt = _int(raw.get("prompt_tokens"))
+    completion = _int(raw.get("completion_tokens"))
+    total = _int(raw.get("total_tokens"))
+    prompt_details = raw.get("prompt_tokens_details") or {}
+    completion_details = raw.get("completion_tokens_details") or {}
+    cache_read = _int(prompt_details.get("cached_tokens"))
+    if cache_read is None:
+        cache_read = _int(raw.get("prompt_cache_hit_tokens"))  # DeepSeek
+    reasoning = _int(completion_details.get("reasoning_tokens"))
+    if reasoning is None:
+        reasoning = _int(raw.get("reasoning_tokens"))
+    output = completion
+    if (
+        completion is not None
+        and reasoning
+        and prompt is not None
+        and total is not None
+        and prompt + completion != total
+        and prompt + completion + reasoning == total
+    ):
+        output = completion + reasoning  # xAI: completion_tokens excludes reasoning
+    return Usage(
+        input_tokens=prompt,
+        output_tokens=output,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=_int(prompt_details.get("cache_write_tokens")),
+        reasoning_tokens=reasoning,
+        native=raw,
+    )
+
+
+class _Choice:
+    """Per-choice decoding state: the open block of each kind, the tool calls."""
+
+    __slots__ = (
+        "details",
+        "finished",
+        "had_refusal",
+        "had_tools",
+        "index",
+        "last_tool",
+        "native",
+        "open",
+        "reason",
+        "refusal",
+        "text",
+        "thinking",
+        "tools",
+    )
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.text: int | None = None
+        self.thinking: int | None = None
+        self.refusal: int | None = None
+        self.tools: dict[Any, tuple[int, str | None]] = {}  # wire key -> (block, call id)
+        self.details: dict[Any, int] = {}  # reasoning_details index -> block
+        self.last_tool: int | None = None
+        self.had_tools = False
+        self.had_refusal = False
+        self.finished = False
+        self.open: list[int] = []
+        self.reason: StopReason = "end_turn"
+        self.native: Any = None
+
+
+class OpenAIChatDecoder(SSEPayloadDecoder):
+    provider = "openai-chat"
+
+    def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
+        super().__init__(max_frame)
+        self._choices: dict[int, _Choice] = {}
+        self._next_block = 0
+        self._extra: dict[str, Any] = {}
+        self._pending_extra: dict[str, Any] = {}
+        self._last_usage: Any = None
+
+    # -- frames ----------------------------------------------------------------------------
+
+    def _event(self, event: SSEEvent, out: list[Event]) -> None:
+        data = event.data
+        if data == b"[DONE]":
+            self._done(out, inferred_from="[DONE]")
+            return
+        chunk = self._json(event)
+        error = chunk.get("error")
+        if event.event == "error" or error:
+            self._usage(chunk, out)
+            message = "the provider reported an error"
+            if isinstance(error, dict):
+                message = str(error.get("message") or error.get("type") or message)
+            elif isinstance(error, str):
+                message = error
+            raise self._fail(ProviderError(message, data), out, start=True)
+        choices = chunk.get("choices")
+        if not self.started:
+            if not chunk.get("model") and not choices:
+                self._metadata(chunk)  # Azure's prompt-filter chunk comes before the model
+                return
+            self._start(out, chunk.get("model"), chunk.get("id"))
+        self._metadata(chunk)
+        if self._pending_extra:
+            out.append(MetadataUpdate(self._pending_extra))
+            self._pending_extra = {}
+        if choices:
+            for raw_choice in choices:
+                self._choice(raw_choice, out)
+        self._usage(chunk, out)
+
+    def _eof(self, out: list[Event]) -> None:
+        if self._choices and all(choice.finished for choice in self._choices.values()):
+            self._done(out, inferred_from=None)
+            return
+        raise IncompleteStreamError("the stream ended before [DONE] or a finish_reason")
+
+    # -- pieces ----------------------------------------------------------------------------
+
+    def _metadata(self, chunk: dict[str, Any]) -> None:
+        extra = self._extra
+        for key, value in chunk.items():
+            if key not in _CHUNK_FIELDS and value is not None and extra.get(key) != value:
+                extra[key] = value
+                self._pending_extra[key] = value
+        created = chunk.get("created")
+        if created and "created" not in extra:
+            extra["created"] = self._pending_extra["created"] = created
+
+    def _usage(self, chunk: dict[str, Any], out: list[Event]) -> None:
+        raw = chunk.get("usage")
+        if not isinstance(raw, dict):
+            x_groq = chunk.get("x_groq")
+            raw = x_groq.get("usage") if isinstance(x_groq, dict) else None
+        if isinstance(raw, dict) and raw != self._last_usage:
+            self._last_usage = raw
+            if not self.started:
+                self._start(out, chunk.get("model"), chunk.get("id"))
+            out.append(UsageUpdate(usage_from_openai(raw)))
+
+    def _open(self, choice: _Choice, out: list[Event], kind: Any, **fields: Any) -> int:
+        index = self._next_block
+        self._next_block += 1
+        out.append(BlockStart(index, kind, choice=choice.index, **fields))
+        choice.open.append(index)
+        return index
+
+    def _close(self, choice: _Choice, index: int | None, out: list[Event]) -> None:
+        if index is not None and index in choice.open:
+            choice.open.remove(index)
+            out.append(BlockStop(index))
+
+    def _choice(self, raw: dict[str, Any], out: list[Event]) -> None:
+        number = raw.get("index", 0)
+        choice = self._choices.get(number)
+        if choice is None:
+            choice = self._choices[number] = _Choice(number)
+        delta = raw.get("delta")
+        if delta:
+            self._delta(choice, delta, out)
+        usage = raw.get("usage")  # Moonshot puts usage on the choice
+        if isinstance(usage, dict) and usage != self._last_usage:
+            self._last_usage = usage
+            out.append(UsageUpdate(usage_from_openai(usage)))
+        native = raw.get("finish_reason")
+        if native and not choice.finished:
+            choice.finished = True
+            for index in list(choice.open):
+                self._close(choice, index, out)
+            choice.reason = finish_reason(
+                str(native), tool_calls=choice.had_tools, refusal=choice.had_refusal
+            )
+            choice.native = native
+            out.append(ChoiceEnd(number, choice.reason, native))
+
+    def _delta(self, choice: _Choice, delta: dict[str, Any], out: list[Event]) -> None:
+        details = delta.get("reasoning_details")
+        if details:
+            self._reasoning_details(choice, details, delta, out)
+        else:
+            for field in ("reasoning_content", "reasoning"):
+                text = delta.get(field)
+                if isinstance(text, str) and text:
+                    if choice.thinking is None:
+                        choice.thinking = self._open(
+                            choice, out, "thinking", meta={"field": field}
+                        )
+                    out.append(ThinkingDelta(choice.thinking, text))
+                    break
+        content = delta.get("content")
+        if content:
+            if isinstance(content, str):
+                self._text(choice, content, out)
+            elif isinstance(content, list):
+                self._content_parts(choice, content, out)
+        refusal = delta.get("refusal")
+        if refusal:
+            choice.had_refusal = True
+            if choice.refusal is None:
+                choice.refusal = self._open(choice, out, "refusal")
+            out.append(RefusalDelta(choice.refusal, refusal))
+        tool_calls = delta.get("tool_calls")
+        if tool_calls:
+            for position, call in enumerate(tool_calls):
+                self._tool_call(choice, position, call, out)
+        annotations = delta.get("annotations")
+        if annotations:
+            if choice.text is None:
+                choice.text = self._open(choice, out, "text")
+            for annotation in annotations:
+                out.append(CitationDelta(choice.text, annotation))
+        if not delta.keys() <= _KNOWN_DELTA:
+            for key, value in delta.items():
+                if value is not None and key not in _KNOWN_DELTA:
+                    out.append(Opaque(f"delta.{key}", {"choice": choice.index, key: value}))
+
+    def _text(self, choice: _Choice, text: str, out: list[Event]) -> None:
+        if choice.text is None:
+            choice.text = self._open(choice, out, "text")
+        out.append(TextDelta(choice.text, text))
+
+    def _content_parts(
+        self, choice: _Choice, parts: list[Any], out: list[Event]
+    ) -> None:
+        """Mistral's array content: ``{"type": "text"}`` and ``{"type": "thinking"}`` parts."""
+        for part in parts:
+            if not isinstance(part, dict):
+                continue
+            kind = part.get("type")
+            if kind == "text" and part.get("text"):
+                self._text(choice, part["text"], out)
+            elif kind == "thinking":
+                pieces = part.get("thinking")
+                texts = (
+                    [p.get("text", "") for p in pieces if isinstance(p, dict)]
+                    if isinstance(pieces, list)
+                    else [pieces] if isinstance(pieces, str) else []
+                )
+                if choice.thinking is None:
+                    choice.thinking = self._open(
+                        choice, out, "thinking", meta={"field": "content_parts"}
+                    )
+                for text in texts:
+                    if text:
+                        out.append(ThinkingDelta(choice.thinking, text))
+            else:
+                out.append(Opaque(f"content.{kind}", {"choice": choice.index, "part": part}))
+
+    def _reasoning_details(
+        self, choice: _Choice, details: list[Any], delta: dict[str, Any], out: list[Event]
+    ) -> None:
+        also_plain = "reasoning" in delta
+        for position, item in enumerate(details):
+            if not isinstance(item, dict):
+                continue
+            key = item.get("index", position)
+            kind = item.get("type")
+            index = choice.details.get(key)
+            if index is None:
+                meta = {
+                    "field": "reasoning_details",
+                    "detail_type": kind,
+                    "format": item.get("format"),
+                    "plain": also_plain,
+                }
+                if "id" in item:
+                    meta["id"] = item["id"]
+                block_kind = "redacted_thinking" if kind == "reasoning.encrypted" else "thinking"
+                index = choice.details[key] = self._open(choice, out, block_kind, meta=meta)
+                if block_kind == "thinking":
+                    choice.thinking = index
+            text = item.get("text") if kind != "reasoning.summary" else item.get("summary")
+            if isinstance(text, str) and text:
+                out.append(ThinkingDelta(index, text))
+            signature = item.get("signature") or item.get("data")
+            if isinstance(signature, str) and signature:
+                out.append(SignatureDelta(index, signature))
+
+    def _tool_call(
+        self, choice: _Choice, position: int, call: dict[str, Any], out: list[Event]
+    ) -> None:
+        choice.had_tools = True
+        call_id = call.get("id") or None
+        function = call.get("function") or {}
+        key = call.get("index")
+        if key is None:  # Mistral: no index; each listed call with an id is its own call
+            key = ("id", call_id) if call_id else None
+        entry = choice.tools.get(key) if key is not None else None
+        if entry is not None and call_id and entry[1] and entry[1] != call_id:
+            entry = None  # same index, another id: a parallel call, not a continuation
+        if entry is None and key is None and call_id is None:
+            last = choice.last_tool
+            entry = (last, None) if last is not None else None
+        if entry is None:
+            meta = {"type": call["type"]} if call.get("type") else None
+            index = self._open(
+                choice, out, "tool_call", id=call_id, name=function.get("name"), meta=meta
+            )
+            entry = (index, call_id)
+            if key is not None:
+                choice.tools[key] = entry
+        index = entry[0]
+        choice.last_tool = index
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            if arguments:
+                out.append(ToolArgsDelta(index, arguments))
+        elif arguments is not None:
+            out.append(ToolArgsDelta(index, orjson.dumps(arguments).decode()))
+
+    def _done(self, out: list[Event], inferred_from: str | None) -> None:
+        first: _Choice | None = self._choices.get(0) or next(iter(self._choices.values()), None)
+        if not self.started:
+            self._start(out)
+        for choice in self._choices.values():
+            for index in list(choice.open):
+                self._close(choice, index, out)
+        if first is not None and first.finished:
+            self.finished = True
+            out.append(MessageStop(first.reason, None, first.native))
+            return
+        reason: StopReason = "tool_use" if first is not None and first.had_tools else "end_turn"
+        if first is not None:
+            out.append(ChoiceEnd(first.index, reason, None))
+        self.finished = True
+        out.append(MessageStop(reason, f"inferred: {inferred_from} without a finish_reason"))

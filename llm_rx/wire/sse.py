@@ -1,0 +1,153 @@
+"""Incremental ``text/event-stream`` framing, per the WHATWG event-stream rules. Sans-I/O.
+
+``SSEDecoder.decode(chunk)`` returns the events completed by ``chunk``; ``flush()`` returns the
+last event at EOF. Chunk boundaries may fall anywhere (inside a UTF-8 character, between the
+``\\r`` and ``\\n`` of a line end, inside a field name): the events do not depend on them.
+
+Rules implemented: ``\\r\\n``, ``\\r`` and ``\\n`` line ends; a leading BOM is dropped; lines
+starting with ``:`` are comments (keep-alives); ``field: value`` with one optional space
+after the colon; a line without a colon is a field with an empty value; several ``data`` lines
+join with ``\\n``; an event is dispatched at a blank line, and only if it has data; ``id``
+(ignored when it contains NUL) and ``retry`` (digits only) update the decoder's state.
+Unlike a browser, ``flush()`` dispatches an event whose last line had no newline: servers
+often omit the final blank line. ``data`` stays ``bytes`` (the JSON parser takes bytes).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..errors import FrameTooLargeError
+
+__all__ = ["DEFAULT_MAX_FRAME", "SSEDecoder", "SSEEvent"]
+
+#: Default bound on the bytes of one pending (not yet dispatched) event.
+DEFAULT_MAX_FRAME = 16 * 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class SSEEvent(NamedTuple):
+    event: str
+    """The ``event:`` name, ``"message"`` when none was given."""
+    data: bytes
+    """The ``data`` lines joined with ``\\n``."""
+    id: str | None = None
+    """The last event id seen so far, if any."""
+
+
+class SSEDecoder:
+    """Incremental SSE framer: ``decode(bytes) -> list[SSEEvent]`` and ``flush()``."""
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        self.max_frame = max_frame
+        self.last_event_id: str | None = None
+        self.retry: int | None = None
+        self._pending: list[bytes] = []  # normalised (LF only) bytes of the unfinished event
+        self._pending_size = 0
+        self._trailing_cr = False  # the last chunk ended in "\r": "\n" may follow
+        self._started = False  # past the BOM check
+        self._head = b""  # first bytes held until the BOM check can be decided
+
+    def decode(self, chunk: bytes) -> list[SSEEvent]:
+        if not self._started:
+            chunk = self._strip_bom(chunk)
+            if not chunk:
+                return []
+        if self._trailing_cr:
+            chunk = b"\r" + chunk
+            self._trailing_cr = False
+        if b"\r" in chunk:
+            if chunk.endswith(b"\r"):
+                chunk = chunk[:-1]
+                self._trailing_cr = True
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        pending = self._pending
+        if b"\n\n" not in chunk and not (
+            pending and chunk.startswith(b"\n") and pending[-1].endswith(b"\n")
+        ):
+            if chunk:
+                self._hold(chunk)
+            return []
+        if pending:
+            pending.append(chunk)
+            chunk = b"".join(pending)
+            pending.clear()
+            self._pending_size = 0
+        blocks = chunk.split(b"\n\n")
+        rest = blocks.pop()
+        if rest:
+            self._hold(rest)
+        events: list[SSEEvent] = []
+        for block in blocks:
+            # Fast path: the usual event is one "data: ..." line.
+            if block.startswith(b"data: ") and b"\n" not in block:
+                if len(block) > 6:
+                    events.append(SSEEvent("message", block[6:], self.last_event_id))
+            elif block:
+                self._parse_block(block, events)
+        return events
+
+    def flush(self) -> list[SSEEvent]:
+        """Dispatch what is left at EOF (a last event without its blank line)."""
+        if not self._started and self._head:
+            self._started = True
+            self._pending.append(self._head)
+        self._trailing_cr = False
+        rest = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_size = 0
+        events: list[SSEEvent] = []
+        if rest.strip(b"\n"):
+            self._parse_block(rest, events)
+        return events
+
+    def _hold(self, data: bytes) -> None:
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size > self.max_frame:
+            head = b"".join(self._pending)[:200]
+            self._pending.clear()
+            self._pending_size = 0
+            raise FrameTooLargeError(
+                f"SSE event larger than the limit of {self.max_frame} bytes", head
+            )
+
+    def _strip_bom(self, chunk: bytes) -> bytes:
+        head = self._head + chunk
+        if len(head) < len(_BOM) and _BOM.startswith(head):
+            self._head = head
+            return b""
+        self._started = True
+        self._head = b""
+        return head[len(_BOM) :] if head.startswith(_BOM) else head
+
+    def _parse_block(self, block: bytes, events: list[SSEEvent]) -> None:
+        """The general path: a block of lines, dispatching at every blank line."""
+        name = ""
+        data: list[bytes] = []
+        for line in block.split(b"\n"):
+            if not line:
+                self._dispatch(name, data, events)
+                name, data = "", []
+                continue
+            if line[0] == 0x3A:  # ":" comment
+                continue
+            field, colon, value = line.partition(b":")
+            if colon and value[:1] == b" ":
+                value = value[1:]
+            if field == b"data":
+                data.append(value)
+            elif field == b"event":
+                name = value.decode("utf-8", "replace")
+            elif field == b"id":
+                if b"\x00" not in value:
+                    self.last_event_id = value.decode("utf-8", "replace")
+            elif field == b"retry" and value.isdigit():
+                self.retry = int(value)
+        self._dispatch(name, data, events)
+
+    def _dispatch(self, name: str, data: list[bytes], events: list[SSEEvent]) -> None:
+        payload = b"\n".join(data)
+        if payload:  # an empty data buffer dispatches nothing
+            events.append(SSEEvent(name or "message", payload, self.last_event_id))
