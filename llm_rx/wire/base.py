@@ -100,9 +100,17 @@ class SSEPayloadDecoder(Decoder):
                 else:
                     self._event(event, out)
             if not self.finished:
+                if not self.started and not self._sse.recognised and self._sse.first_unknown:
+                    raise WireFormatError(
+                        f"the body is not a {self.provider} event stream",
+                        self._sse.first_unknown,
+                    )
                 self._eof(out)
         except LlmRxError as error:
-            raise self._fail(error, out, start=True) from None
+            # A cut stream opens the message (the reply is interrupted, not absent); a body
+            # that was never a stream of this provider does not.
+            start = not isinstance(error, WireFormatError)
+            raise self._fail(error, out, start=start) from None
         return out
 
     def _json(self, event: SSEEvent) -> dict[str, Any]:

@@ -25,6 +25,9 @@ __all__ = ["DEFAULT_MAX_FRAME", "SSEDecoder", "SSEEvent"]
 DEFAULT_MAX_FRAME = 16 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
+# A line starting with one of these is JSON, HTML or XML: a body of another kind, not SSE.
+_NOT_SSE = (b"{", b"[", b"<")
+
 
 
 class SSEEvent(NamedTuple):
@@ -43,6 +46,8 @@ class SSEDecoder:
         self.max_frame = max_frame
         self.last_event_id: str | None = None
         self.retry: int | None = None
+        self.recognised = False  # a data/event/id/retry field or a comment was seen
+        self.first_unknown: bytes | None = None  # the first line that looked like JSON/HTML
         self._pending: list[bytes] = []  # normalised (LF only) bytes of the unfinished event
         self._pending_size = 0
         self._trailing_cr = False  # the last chunk ended in "\r": "\n" may follow
@@ -82,6 +87,7 @@ class SSEDecoder:
         for block in blocks:
             # Fast path: the usual event is one "data: ..." line.
             if block.startswith(b"data: ") and b"\n" not in block:
+                self.recognised = True
                 if len(block) > 6:
                     events.append(SSEEvent("message", block[6:], self.last_event_id))
             elif block:
@@ -132,6 +138,7 @@ class SSEDecoder:
                 name, data = "", []
                 continue
             if line[0] == 0x3A:  # ":" comment
+                self.recognised = True
                 continue
             field, colon, value = line.partition(b":")
             if colon and value[:1] == b" ":
@@ -143,8 +150,14 @@ class SSEDecoder:
             elif field == b"id":
                 if b"\x00" not in value:
                     self.last_event_id = value.decode("utf-8", "replace")
-            elif field == b"retry" and value.isdigit():
-                self.retry = int(value)
+            elif field == b"retry":
+                if value.isdigit():
+                    self.retry = int(value)
+            else:
+                if self.first_unknown is None and line[:1] in _NOT_SSE:
+                    self.first_unknown = line[:200]
+                continue
+            self.recognised = True
         self._dispatch(name, data, events)
 
     def _dispatch(self, name: str, data: list[bytes], events: list[SSEEvent]) -> None:

@@ -1,0 +1,58 @@
+"""The recorded provider streams the tests run on (copied with their provenance lines)."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).parent / "captures"
+
+_PROVIDER = {"openai-chat-sse": "openai-chat", "anthropic-sse": "anthropic"}
+
+
+@dataclass(frozen=True)
+class Capture:
+    name: str  # path below tests/captures, e.g. "openai/chat-text-basic.sse"
+    provider: str  # the llm-rx provider id that decodes it
+    host: str  # who recorded it (openai, groq, openrouter, ...)
+    features: frozenset[str]
+    origin: str
+
+    @property
+    def path(self) -> Path:
+        return HERE / self.name
+
+    @property
+    def data(self) -> bytes:
+        return self.path.read_bytes()
+
+    @property
+    def nonstream(self) -> Path | None:
+        stem = self.name.removesuffix(".sse").removesuffix(".partial").removesuffix(".synthetic")
+        candidate = HERE / f"{stem}.nonstream.json"
+        return candidate if candidate.exists() else None
+
+
+def _load() -> list[Capture]:
+    with open(HERE / "PROVENANCE.tsv", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return [
+        Capture(
+            row["file"],
+            _PROVIDER[row["wire_format"]],
+            row["provider"],
+            frozenset(row["features"].split(",")),
+            row["origin"],
+        )
+        for row in rows
+        if row["wire_format"] in _PROVIDER
+    ]
+
+
+CAPTURES: list[Capture] = _load()
+BY_NAME: dict[str, Capture] = {capture.name: capture for capture in CAPTURES}
+
+
+def capture(name: str) -> Capture:
+    return BY_NAME[name]

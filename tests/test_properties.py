@@ -1,0 +1,76 @@
+"""Properties over every capture: chunk boundaries never matter; a cut stream never finishes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import llm_rx
+from llm_rx.response import RefusalBlock, Response, TextBlock, ThinkingBlock, ToolCallBlock
+
+from .captures import CAPTURES, Capture
+from .helpers import outcome, split_at
+
+_PROPERTY = settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def _terminal_offset(capture: Capture) -> int:
+    """Where the frame that lets the stream count as finished starts."""
+    data = capture.data
+    if capture.provider == "anthropic":
+        match = re.search(rb'(?:event: ?message_stop\r?\n)?data: ?\{"type": ?"message_stop"', data)
+    else:
+        match = re.search(rb'data: ?[^\n]*"finish_reason": ?"|data: ?\[DONE\]', data)
+    return match.start() if match else len(data)
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
+@_PROPERTY
+@given(cuts=st.lists(st.integers(min_value=0, max_value=200_000), max_size=40))
+def test_rechunk_any_offsets_same_events(capture: Capture, cuts: list[int]) -> None:
+    data = capture.data
+    pieces = split_at(data, [cut % (len(data) + 1) for cut in cuts])
+    assert outcome(pieces, capture.provider) == outcome([data], capture.provider)
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
+def test_rechunk_one_byte_at_a_time_same_events(capture: Capture) -> None:
+    data = capture.data[:20_000]  # the head: bytes one by one are slow on the long captures
+    single = [data[i : i + 1] for i in range(len(data))]
+    assert outcome(single, capture.provider) == outcome([data], capture.provider)
+
+
+def _texts(response: Response) -> list[tuple[str, str]]:
+    out = []
+    for block in response.content:
+        if isinstance(block, (TextBlock, ThinkingBlock, RefusalBlock)):
+            out.append((block.type, block.text))
+        elif isinstance(block, ToolCallBlock):
+            out.append((block.type, block.raw_arguments))
+    return out
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
+@_PROPERTY
+@given(fraction=st.floats(min_value=0.0, max_value=1.0))
+def test_truncated_capture_is_incomplete_and_a_prefix(capture: Capture, fraction: float) -> None:
+    full = llm_rx.reassemble(capture.data, capture.provider)
+    cut = int(_terminal_offset(capture) * fraction)
+    cut = min(cut, _terminal_offset(capture) - 1) if _terminal_offset(capture) else 0
+    response = llm_rx.reassemble(capture.data[: max(cut, 0)], capture.provider)
+    assert response.complete is False
+    assert response.stop_reason in ("interrupted", "error")
+    assert response.error is not None
+    if response.stop_reason == "error":
+        assert response.error.kind == "provider"
+    for (kind, text), (full_kind, full_text) in zip(
+        _texts(response), _texts(full), strict=False
+    ):
+        assert kind == full_kind
+        assert full_text.startswith(text)
+    assert len(_texts(response)) <= len(_texts(full))
