@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 
 from llm_rx.errors import LlmRxError
@@ -24,7 +25,7 @@ def decode_events(
 def split_at(data: bytes, cuts: Iterable[int]) -> list[bytes]:
     """``data`` cut at the given offsets (in any order, duplicates allowed)."""
     points = sorted({0, len(data), *(min(max(c, 0), len(data)) for c in cuts)})
-    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
+    return [data[a:b] for a, b in itertools.pairwise(points)]
 
 
 def outcome(chunks: Iterable[bytes], provider: str | None = None) -> tuple[object, ...]:

@@ -90,14 +90,16 @@ def test_first_frame_cut_in_half_is_truncation_not_wire_format() -> None:
     data = capture("openai/chat-text-basic.sse").data[:60]
     response = llm_rx.reassemble(data, "openai-chat")
     assert response.stop_reason == "interrupted"
-    assert response.error is not None and response.error.kind == "incomplete"
+    assert response.error is not None
+    assert response.error.kind == "incomplete"
 
 
 def test_in_band_error_before_content_gives_a_response() -> None:
     body = sse({"error": {"message": "Rate limit", "code": 429}})
     response = llm_rx.reassemble(body, "openai-chat")
     assert response.stop_reason == "error"
-    assert response.error is not None and response.error.kind == "provider"
+    assert response.error is not None
+    assert response.error.kind == "provider"
     assert response.error.message == "Rate limit"
 
 
@@ -107,7 +109,8 @@ def test_groq_error_event_is_a_provider_error() -> None:
         on_error=errors.append
     )
     assert isinstance(errors[0], ProviderError)
-    assert errors[0].raw is not None and "tool_use_failed" in errors[0].raw
+    assert errors[0].raw is not None
+    assert "tool_use_failed" in errors[0].raw
 
 
 def test_frame_larger_than_the_limit_is_refused() -> None:
@@ -124,7 +127,8 @@ def test_byte_source_failure_after_content_is_interrupted() -> None:
     response = llm_rx.from_bytes(chunks(), "openai-chat").pipe(lxo.to_response()).run()  # type: ignore[arg-type]
     assert response.text == "partial"
     assert response.stop_reason == "interrupted"
-    assert response.error is not None and "peer went away" in response.error.message
+    assert response.error is not None
+    assert "peer went away" in response.error.message
 
 
 def test_byte_source_failure_before_anything_is_an_error() -> None:
@@ -157,7 +161,8 @@ def test_a_delta_for_a_closed_block_is_a_protocol_error_with_content_kept() -> N
     )
     response = llm_rx.reassemble(data, "anthropic")
     assert response.text == "kept"
-    assert response.error is not None and response.error.kind == "protocol"
+    assert response.error is not None
+    assert response.error.kind == "protocol"
     assert response.stop_reason == "error"
 
 

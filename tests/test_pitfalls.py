@@ -351,7 +351,8 @@ def test_pitfall_21_cut_before_finish_reason_is_never_stop() -> None:
     assert response.stop_reason == "interrupted"
     assert not response.complete
     assert response.text == "The answer is"
-    assert response.error is not None and response.error.kind == "incomplete"
+    assert response.error is not None
+    assert response.error.kind == "incomplete"
     assert llm_rx.to_native(response, "openai-chat")["choices"][0]["finish_reason"] is None
 
 
@@ -365,7 +366,8 @@ def test_pitfall_22_done_without_finish_reason_is_complete_and_inferred() -> Non
     response = chat(chat_chunk({"content": "Hi"}))
     assert response.complete
     assert response.stop_reason == "end_turn"
-    assert response.stop_details is not None and "inferred" in response.stop_details
+    assert response.stop_details is not None
+    assert "inferred" in response.stop_details
 
 
 def test_pitfall_22_done_without_finish_reason_after_tool_calls_is_tool_use() -> None:
@@ -390,7 +392,8 @@ def test_pitfall_24_anthropic_error_event_midstream() -> None:
     assert response.error is not None
     assert response.error.kind == "provider"
     assert "overloaded_error" in response.error.message
-    assert response.error.raw is not None and "overloaded_error" in response.error.raw
+    assert response.error.raw is not None
+    assert "overloaded_error" in response.error.raw
     assert response.text  # what arrived before the error is kept
 
 
@@ -412,8 +415,10 @@ def test_pitfall_24_second_message_id_while_open_is_a_protocol_error() -> None:
     )
     response = llm_rx.reassemble(data, "anthropic")
     assert response.stop_reason == "error"
-    assert response.error is not None and response.error.kind == "protocol"
-    assert response.error.raw is not None and "msg_2" in response.error.raw
+    assert response.error is not None
+    assert response.error.kind == "protocol"
+    assert response.error.raw is not None
+    assert "msg_2" in response.error.raw
     assert response.text == "kept"
 
 

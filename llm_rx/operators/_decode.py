@@ -23,7 +23,7 @@ def decode(
     ::
 
         bytes:   -b"data: {..."-b"...}\\n\\n"-b"data: [DONE]\\n\\n"-|
-        decode("openai-chat")
+        decode(provider)
         events:  -----------------S-b-t------------b-E-M---------|
 
     A new decoder per subscription; a decoding error arrives as ``on_error`` after the events

@@ -1,0 +1,104 @@
+"""The llm-rx command, run as a real subprocess (as a user runs it) and in process."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from anthropic.types import Message
+from openai.types.chat import ChatCompletion
+
+import llm_rx
+from llm_rx.cli import main
+
+from .captures import capture
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "llm_rx", *args], capture_output=True, text=True, timeout=120,
+        check=False,
+    )
+
+
+def test_cli_demo_runs_without_a_terminal_and_prints_the_responses() -> None:
+    result = run("demo")
+    assert result.returncode == 0, result.stderr
+    assert "Here are the basic steps" in result.stdout  # the live text
+    assert '"stop_reason": "tool_use"' in result.stdout  # a reassembled response
+    assert result.stdout.endswith("\n")
+
+
+def test_cli_reassemble_native_validates_as_the_sdk_type() -> None:
+    result = run("reassemble", str(capture("openai/chat-parallel-tool-calls.sse").path),
+                 "--native")
+    assert result.returncode == 0, result.stderr
+    ChatCompletion.model_validate(orjson.loads(result.stdout))
+
+
+def test_cli_reassemble_reencodes_for_another_provider() -> None:
+    out = io.StringIO()
+    code = main(["reassemble", str(capture("openai/chat-text-basic.sse").path), "--native",
+                 "--to", "anthropic"], out=out)
+    assert code == 0
+    message = Message.model_validate(orjson.loads(out.getvalue()))
+    assert message.content[0].type == "text"
+
+
+def test_cli_reassemble_canonical_json_matches_the_library() -> None:
+    path = capture("anthropic/thinking-signature.sse").path
+    out = io.StringIO()
+    assert main(["reassemble", str(path)], out=out) == 0
+    assert orjson.loads(out.getvalue()) == llm_rx.reassemble(path).model_dump(mode="json")
+
+
+def test_cli_events_one_json_per_line() -> None:
+    out = io.StringIO()
+    assert main(["events", str(capture("anthropic/text-basic.sse").path)], out=out) == 0
+    lines = [orjson.loads(line) for line in out.getvalue().splitlines()]
+    assert lines[0]["type"] == "message_start"
+    assert lines[-1]["type"] == "message_stop"
+    events = [llm_rx.event_from_dict(line) for line in lines]
+    assert llm_rx.event_to_dict(events[0]) == lines[0]
+
+
+def test_cli_truncated_file_exits_1_and_still_prints(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.sse"
+    cut.write_bytes(capture("openai/chat-text-basic.sse").data[:2000])
+    out = io.StringIO()
+    assert main(["reassemble", str(cut)], out=out) == 1
+    body = orjson.loads(out.getvalue())
+    assert body["complete"] is False
+    assert body["stop_reason"] == "interrupted"
+
+
+@pytest.mark.parametrize(
+    "body", [b'{"status":"pulling manifest"}\n', b"<html>bad gateway</html>", b""]
+)
+def test_cli_bad_input_clear_message_exit_2(tmp_path: Path, body: bytes) -> None:
+    bad = tmp_path / "bad.sse"
+    bad.write_bytes(body)
+    result = run("reassemble", str(bad), "--provider", "openai-chat") if body else run(
+        "reassemble", str(bad)
+    )
+    assert result.returncode == 2
+    assert "llm-rx:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_cli_missing_file_exit_2() -> None:
+    result = run("reassemble", "/nonexistent/reply.sse")
+    assert result.returncode == 2
+    assert "No such file" in result.stderr
+
+
+def test_cli_replay_writes_live_text_and_summary() -> None:
+    out = io.StringIO()
+    assert main(["replay", str(capture("openai/chat-parallel-tool-calls.sse").path)], out=out) == 0
+    text = out.getvalue()
+    assert "[tool call] GetWeatherArgs(" in text
+    assert "stop tool_use" in text

@@ -1,0 +1,54 @@
+"""The public surface: names are a contract."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import llm_rx
+from llm_rx import operators
+
+
+def test_all_is_sorted_and_complete() -> None:
+    names = [name for name in llm_rx.__all__ if name not in ("PROVIDERS", "__version__")]
+    assert names == sorted(names, key=str.lower) or names == sorted(names)
+    for name in llm_rx.__all__:
+        assert hasattr(llm_rx, name), name
+    public = {name for name in vars(llm_rx) if not name.startswith("_")}
+    modules = {"builder", "cli", "data", "errors", "events", "native", "operators", "response",
+               "sinks", "sources", "wire"}
+    assert public - modules - set(llm_rx.__all__) == set()
+
+
+@pytest.mark.parametrize(
+    "name", ["from_bytes", "from_file", "from_async_bytes", "reassemble", "to_native"]
+)
+def test_design_names_exist(name: str) -> None:
+    assert callable(getattr(llm_rx, name))
+
+
+def test_operators_exist() -> None:
+    assert callable(operators.to_response)
+    assert callable(operators.text_only)
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["llm_rx.wire", "llm_rx.operators", "llm_rx.sources", "llm_rx.sinks", "llm_rx.native"],
+)
+def test_submodule_all_resolves(module: str) -> None:
+    mod = importlib.import_module(module)
+    for name in mod.__all__:
+        assert hasattr(mod, name), f"{module}.{name}"
+
+
+def test_no_provider_names_in_operators_and_sinks() -> None:
+    from pathlib import Path
+
+    root = Path(llm_rx.__file__).parent
+    for folder in ("operators", "sinks"):
+        for path in (root / folder).glob("*.py"):
+            text = path.read_text().lower()
+            for provider in ("anthropic", "openai", "gemini", "ollama", "bedrock", "groq"):
+                assert provider not in text, f"{path.name} names {provider}"
