@@ -41,6 +41,8 @@ from .sse import SSEEvent
 
 __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
 
+_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+
 # Chunk fields that are per-chunk framing, not message metadata.
 _CHUNK_FIELDS = frozenset({"id", "object", "created", "model", "choices", "usage", "obfuscation"})
 # Delta fields that carry nothing a reply keeps.
@@ -155,6 +157,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         self._extra: dict[str, Any] = {}
         self._pending_extra: dict[str, Any] = {}
         self._last_usage: Any = None
+        self._chunk_keys: tuple[str, ...] = ()  # the key layout of the last chunk, and
+        self._extra_keys: tuple[str, ...] = ()  # which of those keys are metadata
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -197,9 +201,14 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
     # -- pieces ----------------------------------------------------------------------------
 
     def _metadata(self, chunk: dict[str, Any]) -> None:
+        keys = tuple(chunk)
+        if keys != self._chunk_keys:  # chunks of one stream mostly share one key layout
+            self._chunk_keys = keys
+            self._extra_keys = tuple(key for key in keys if key not in _CHUNK_FIELDS)
         extra = self._extra
-        for key, value in chunk.items():
-            if key not in _CHUNK_FIELDS and value is not None and extra.get(key) != value:
+        for key in self._extra_keys:
+            value = chunk[key]
+            if value is not None and extra.get(key) != value:
                 extra[key] = value
                 self._pending_extra[key] = value
         created = chunk.get("created")
@@ -208,6 +217,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
 
     def _usage(self, chunk: dict[str, Any], out: list[Event]) -> None:
         raw = chunk.get("usage")
+        if raw is None and "x_groq" not in chunk:
+            return
         if not isinstance(raw, dict):
             x_groq = chunk.get("x_groq")
             raw = x_groq.get("usage") if isinstance(x_groq, dict) else None
@@ -253,6 +264,12 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             out.append(ChoiceEnd(number, choice.reason, native))
 
     def _delta(self, choice: _Choice, delta: dict[str, Any], out: list[Event]) -> None:
+        content = delta.get("content")
+        if len(delta) == 1 and content.__class__ is str:  # the common case: one text delta
+            if choice.text is None:
+                choice.text = self._open(choice, out, "text")
+            out.append(_new(TextDelta, (choice.text, content)))
+            return
         details = delta.get("reasoning_details")
         if details:
             self._reasoning_details(choice, details, delta, out)
@@ -266,7 +283,6 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                         )
                     out.append(ThinkingDelta(choice.thinking, text))
                     break
-        content = delta.get("content")
         if content:
             if isinstance(content, str):
                 self._text(choice, content, out)
