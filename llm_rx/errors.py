@@ -19,7 +19,7 @@ error was found are never lost: the sources emit them before ``on_error``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "CancelledStreamError",
@@ -61,7 +61,16 @@ class WireFormatError(LlmRxError):
 
 
 class FrameTooLargeError(WireFormatError):
-    """A line or event grew past the framer's limit: refused instead of growing memory."""
+    """A line or event grew past the framer's limit: refused instead of growing memory.
+
+    ``frames`` holds the frames the same ``decode`` call completed before the limit tripped.
+    """
+
+    frames: list[Any]
+
+    def __init__(self, message: str, raw: str | bytes | None = None) -> None:
+        super().__init__(message, raw)
+        self.frames = []
 
 
 class ProviderError(LlmRxError):

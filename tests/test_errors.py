@@ -172,3 +172,11 @@ def test_message_start_is_first_even_when_the_stream_fails_at_once() -> None:
         events.append, lambda e: None
     )
     assert isinstance(events[0], MessageStart)
+
+
+def test_frame_too_large_keeps_the_frames_completed_in_the_same_chunk() -> None:
+    body = sse(chat_chunk({"content": "kept"})) + b"data: " + b"x" * 5000
+    response = llm_rx.reassemble([body], "openai-chat", max_frame=4096)
+    assert response.text == "kept"
+    assert response.error is not None and response.error.kind == "wire_format"
+    assert response.error.raw is not None and response.error.raw.startswith("data: xxx")

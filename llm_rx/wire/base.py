@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
+from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event, MessageStart
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
@@ -79,11 +79,18 @@ class SSEPayloadDecoder(Decoder):
         if self.finished:
             return out
         try:
-            for event in self._sse.decode(chunk):
+            too_large: FrameTooLargeError | None = None
+            try:
+                frames = self._sse.decode(chunk)
+            except FrameTooLargeError as error:
+                frames, too_large = error.frames, error
+            for event in frames:
                 if self.finished:
                     self.ignored_frames += 1
                 else:
                     self._event(event, out)
+            if too_large is not None and not self.finished:
+                raise too_large
         except LlmRxError as error:
             raise self._fail(error, out, start=self.started) from None
         return out

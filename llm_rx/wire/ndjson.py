@@ -14,7 +14,12 @@ __all__ = ["NDJSONDecoder"]
 
 
 class NDJSONDecoder:
-    """Incremental NDJSON framer: ``decode(bytes) -> list[bytes]`` and ``flush()``."""
+    """Incremental NDJSON framer: ``decode(bytes) -> list[bytes]`` and ``flush()``.
+
+    ``max_frame`` bounds one line (without its line end): a longer one raises
+    ``FrameTooLargeError`` (with the lines completed before it in ``frames``), whether it is
+    still buffered or arrived whole.
+    """
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         self.max_frame = max_frame
@@ -24,15 +29,7 @@ class NDJSONDecoder:
     def decode(self, chunk: bytes) -> list[bytes]:
         if b"\n" not in chunk:
             if chunk:
-                self._pending.append(chunk)
-                self._pending_size += len(chunk)
-                if self._pending_size > self.max_frame:
-                    head = b"".join(self._pending)[:200]
-                    self._pending.clear()
-                    self._pending_size = 0
-                    raise FrameTooLargeError(
-                        f"NDJSON line longer than the limit of {self.max_frame} bytes", head
-                    )
+                self._hold(chunk, [])
             return []
         if self._pending:
             self._pending.append(chunk)
@@ -41,13 +38,36 @@ class NDJSONDecoder:
             self._pending_size = 0
         lines = chunk.split(b"\n")
         rest = lines.pop()
+        out: list[bytes] = []
+        limit = self.max_frame
+        for line in lines:
+            if len(line) > limit and len(line.rstrip(b"\r")) > limit:
+                raise self._too_large(line, out)
+            stripped = line.strip()
+            if stripped:
+                out.append(stripped)
         if rest:
-            self._pending.append(rest)
-            self._pending_size = len(rest)
-        return [stripped for line in lines if (stripped := line.strip())]
+            self._hold(rest, out)
+        return out
 
     def flush(self) -> list[bytes]:
         rest = b"".join(self._pending).strip()
         self._pending.clear()
         self._pending_size = 0
         return [rest] if rest else []
+
+    def _hold(self, data: bytes, done: list[bytes]) -> None:
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size - data.endswith(b"\r") > self.max_frame:
+            head = b"".join(self._pending)
+            self._pending.clear()
+            self._pending_size = 0
+            raise self._too_large(head, done)
+
+    def _too_large(self, line: bytes, done: list[bytes]) -> FrameTooLargeError:
+        error = FrameTooLargeError(
+            f"NDJSON line longer than the limit of {self.max_frame} bytes", line[:200]
+        )
+        error.frames = done
+        return error

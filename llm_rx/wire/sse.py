@@ -7,10 +7,17 @@ last event at EOF. Chunk boundaries may fall anywhere (inside a UTF-8 character,
 Rules implemented: ``\\r\\n``, ``\\r`` and ``\\n`` line ends; a leading BOM is dropped; lines
 starting with ``:`` are comments (keep-alives); ``field: value`` with one optional space
 after the colon; a line without a colon is a field with an empty value; several ``data`` lines
-join with ``\\n``; an event is dispatched at a blank line, and only if it has data; ``id``
-(ignored when it contains NUL) and ``retry`` (digits only) update the decoder's state.
-Unlike a browser, ``flush()`` dispatches an event whose last line had no newline: servers
-often omit the final blank line. ``data`` stays ``bytes`` (the JSON parser takes bytes).
+join with ``\\n``; an event is dispatched at a blank line; ``id`` (ignored when it contains
+NUL) and ``retry`` (digits only) update the decoder's state. ``data`` stays ``bytes`` (the
+JSON parser takes bytes).
+
+Two deliberate deviations from a browser's ``EventSource``: ``flush()`` dispatches an event
+whose last line had no newline (servers often omit the final blank line), and an event whose
+data is empty (``data:`` alone) is not dispatched (no provider sends a meaningful one).
+
+``max_frame`` bounds one event (its bytes after line-end normalisation, without the blank
+line ending it): a larger one raises ``FrameTooLargeError`` whether it is still buffered or
+arrived whole in one chunk, so the outcome does not depend on chunking either.
 """
 
 from __future__ import annotations
@@ -50,7 +57,7 @@ class SSEDecoder:
         self.first_unknown: bytes | None = None  # the first line that looked like JSON/HTML
         self._pending: list[bytes] = []  # normalised (LF only) bytes of the unfinished event
         self._pending_size = 0
-        self._trailing_cr = False  # the last chunk ended in "\r": "\n" may follow
+        self._skip_lf = False  # the last chunk ended in "\r": a "\n" first in the next is its pair
         self._started = False  # past the BOM check
         self._head = b""  # first bytes held until the BOM check can be decided
 
@@ -59,13 +66,14 @@ class SSEDecoder:
             chunk = self._strip_bom(chunk)
             if not chunk:
                 return []
-        if self._trailing_cr:
-            chunk = b"\r" + chunk
-            self._trailing_cr = False
+        if self._skip_lf and chunk:
+            self._skip_lf = False
+            if chunk[:1] == b"\n":  # the "\n" of a "\r\n" split across chunks
+                chunk = chunk[1:]
         if b"\r" in chunk:
-            if chunk.endswith(b"\r"):
-                chunk = chunk[:-1]
-                self._trailing_cr = True
+            # A "\r" at the end is a line end now (no waiting for the next chunk); a "\n"
+            # starting the next chunk then belongs to it.
+            self._skip_lf = chunk.endswith(b"\r")
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         pending = self._pending
         if b"\n\n" not in chunk and not (
@@ -81,10 +89,11 @@ class SSEDecoder:
             self._pending_size = 0
         blocks = chunk.split(b"\n\n")
         rest = blocks.pop()
-        if rest:
-            self._hold(rest)
         events: list[SSEEvent] = []
+        limit = self.max_frame
         for block in blocks:
+            if len(block) > limit:
+                raise self._too_large(block, events)
             # Fast path: the usual event is one "data: ..." line.
             if block.startswith(b"data: ") and b"\n" not in block:
                 self.recognised = True
@@ -92,6 +101,12 @@ class SSEDecoder:
                     events.append(SSEEvent("message", block[6:], self.last_event_id))
             elif block:
                 self._parse_block(block, events)
+        if rest:
+            try:
+                self._hold(rest)
+            except FrameTooLargeError as error:
+                error.frames = events  # completed before the limit tripped: not lost
+                raise
         return events
 
     def flush(self) -> list[SSEEvent]:
@@ -99,7 +114,7 @@ class SSEDecoder:
         if not self._started and self._head:
             self._started = True
             self._pending.append(self._head)
-        self._trailing_cr = False
+        self._skip_lf = False
         rest = b"".join(self._pending)
         self._pending.clear()
         self._pending_size = 0
@@ -109,15 +124,22 @@ class SSEDecoder:
         return events
 
     def _hold(self, data: bytes) -> None:
+        """Keep the bytes of an unfinished event; refuse them past the limit."""
         self._pending.append(data)
         self._pending_size += len(data)
-        if self._pending_size > self.max_frame:
-            head = b"".join(self._pending)[:200]
+        # An event's size excludes the blank line that ends it (a pending "\n" may be half).
+        if self._pending_size - data.endswith(b"\n") > self.max_frame:
+            head = b"".join(self._pending)
             self._pending.clear()
             self._pending_size = 0
-            raise FrameTooLargeError(
-                f"SSE event larger than the limit of {self.max_frame} bytes", head
-            )
+            raise self._too_large(head, [])
+
+    def _too_large(self, frame: bytes, events: list[SSEEvent]) -> FrameTooLargeError:
+        error = FrameTooLargeError(
+            f"SSE event larger than the limit of {self.max_frame} bytes", frame[:200]
+        )
+        error.frames = events
+        return error
 
     def _strip_bom(self, chunk: bytes) -> bytes:
         head = self._head + chunk
