@@ -24,6 +24,7 @@ from .events import (
     ChoiceEnd,
     CitationDelta,
     Event,
+    LogprobsDelta,
     MessageStart,
     MessageStop,
     MetadataUpdate,
@@ -105,6 +106,8 @@ class ResponseBuilder:
         self.stop: MessageStop | None = None
         self._blocks: dict[int, _Acc] = {}
         self._choice_ends: dict[int, ChoiceEnd] = {}
+        self._choice_extra: dict[int, dict[str, Any]] = {}
+        self._logprobs: dict[int, dict[str, list[Any]]] = {}
         self._opaques: list[tuple[int, _Acc]] = []  # (index of the block before it, block)
         self._last_index = -1
         self._handlers: dict[type[Any], Callable[[Any], None]] = {
@@ -116,6 +119,7 @@ class ResponseBuilder:
             BlockStop: self._block_stop,
             SignatureDelta: self._signature,
             CitationDelta: self._citation,
+            LogprobsDelta: self._logprobs_delta,
             UsageUpdate: self._usage,
             MetadataUpdate: self._metadata,
             ChoiceEnd: self._choice_end,
@@ -165,7 +169,19 @@ class ResponseBuilder:
         self.usage = self.usage.overlay(event.usage)
 
     def _metadata(self, event: MetadataUpdate) -> None:
-        self.extra.update(event.fields)
+        """Overlay by key; a mapping value overlays the earlier mapping one level deep."""
+        target = self.extra if event.choice is None else self._choice_extra.setdefault(
+            event.choice, {}
+        )
+        for key, value in event.fields.items():
+            previous = target.get(key)
+            if isinstance(previous, dict) and isinstance(value, dict):
+                value = {**previous, **value}
+            target[key] = value
+
+    def _logprobs_delta(self, event: LogprobsDelta) -> None:
+        channels = self._logprobs.setdefault(event.choice, {})
+        channels.setdefault(event.channel, []).extend(event.items)
 
     def _choice_end(self, event: ChoiceEnd) -> None:
         self._choice_ends[event.choice] = event
@@ -229,7 +245,9 @@ class ResponseBuilder:
                         content=contents.get(number, []),
                         stop_reason=(end.stop_reason if end else None)
                         if info is None else stop_reason,
+                        logprobs=self._logprobs.get(number),
                         native_stop_reason=end.native if end else None,
+                        extra=dict(self._choice_extra.get(number, {})),
                     )
                 )
         return Response(
@@ -243,6 +261,8 @@ class ResponseBuilder:
             stop_details=details,
             choices=choices,
             error=info,
+            logprobs=self._logprobs.get(first),
             extra=dict(self.extra),
             native_stop_reason=native_stop,
+            choice_extra=dict(self._choice_extra.get(first, {})),
         )

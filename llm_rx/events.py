@@ -32,6 +32,7 @@ __all__ = [
     "CitationDelta",
     "Event",
     "EVENT_TYPES",
+    "LogprobsDelta",
     "MessageStart",
     "MessageStop",
     "MetadataUpdate",
@@ -58,10 +59,14 @@ class MessageStart(NamedTuple):
 
 
 class MetadataUpdate(NamedTuple):
-    """Message-level fields the wire carried that the canonical model has no place for
-    (``system_fingerprint``, ``service_tier``, host extras); overlaid in arrival order."""
+    """Fields the wire carried that the canonical model has no place for
+    (``system_fingerprint``, ``service_tier``, host extras); overlaid in arrival order.
+
+    ``choice`` is ``None`` for the message's fields, else the choice the fields belong to.
+    """
 
     fields: Mapping[str, Any]
+    choice: int | None = None
 
 
 class BlockStart(NamedTuple):
@@ -117,6 +122,15 @@ class CitationDelta(NamedTuple):
     citation: Any
 
 
+class LogprobsDelta(NamedTuple):
+    """Token log-probabilities for choice ``choice``, provider items verbatim, appended to
+    the ``channel`` (``"content"``, ``"refusal"``) they describe."""
+
+    choice: int
+    channel: str
+    items: tuple[Any, ...]
+
+
 class BlockStop(NamedTuple):
     index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
 
@@ -164,6 +178,7 @@ Event = (
     | SignatureDelta
     | ToolArgsDelta
     | CitationDelta
+    | LogprobsDelta
     | BlockStop
     | UsageUpdate
     | ChoiceEnd
@@ -182,6 +197,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     "signature_delta": SignatureDelta,
     "tool_args_delta": ToolArgsDelta,
     "citation_delta": CitationDelta,
+    "logprobs_delta": LogprobsDelta,
     "block_stop": BlockStop,
     "usage": UsageUpdate,
     "choice_end": ChoiceEnd,

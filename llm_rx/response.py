@@ -155,7 +155,9 @@ class Choice(BaseModel):
     index: int
     content: list[Block] = Field(default_factory=list)
     stop_reason: StopReason | None = None
+    logprobs: dict[str, list[Any]] | None = None
     native_stop_reason: Any = Field(default=None, exclude=True, repr=False)
+    extra: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
 
 
 class ErrorInfo(BaseModel):
@@ -170,7 +172,9 @@ class Response(BaseModel):
     """A whole reply: what the non-streamed call returns, in canonical form.
 
     ``extra`` keeps the message-level fields the wire carried that have no canonical place
-    (``system_fingerprint``, ``service_tier``, host extras), so ``to_native`` gives them back.
+    (``system_fingerprint``, ``service_tier``, host extras), so ``to_native`` gives them back;
+    ``choice_extra`` does the same for the (first) choice's own fields. ``logprobs`` holds the
+    token log-probabilities by channel (``"content"``, ``"refusal"``), when the wire had any.
     """
 
     model_config = _FROZEN
@@ -185,8 +189,10 @@ class Response(BaseModel):
     stop_details: str | None = None
     choices: list[Choice] = Field(default_factory=list)
     error: ErrorInfo | None = None
+    logprobs: dict[str, list[Any]] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
     native_stop_reason: Any = Field(default=None, exclude=True, repr=False)
+    choice_extra: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
 
     @property
     def text(self) -> str:

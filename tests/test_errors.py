@@ -178,5 +178,7 @@ def test_frame_too_large_keeps_the_frames_completed_in_the_same_chunk() -> None:
     body = sse(chat_chunk({"content": "kept"})) + b"data: " + b"x" * 5000
     response = llm_rx.reassemble([body], "openai-chat", max_frame=4096)
     assert response.text == "kept"
-    assert response.error is not None and response.error.kind == "wire_format"
-    assert response.error.raw is not None and response.error.raw.startswith("data: xxx")
+    assert response.error is not None
+    assert response.error.kind == "wire_format"
+    assert response.error.raw is not None
+    assert response.error.raw.startswith("data: xxx")

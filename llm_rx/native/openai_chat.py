@@ -121,10 +121,57 @@ def _message(blocks: list[Block]) -> dict[str, Any]:
             value = block.raw.get(key)
             previous = message.get(key)
             if isinstance(previous, list) and isinstance(value, list):
-                message[key] = previous + value
+                message[key] = _merge_indexed(previous, value)
             else:
                 message[key] = value
     return message
+
+
+def _merge_indexed(previous: list[Any], update: list[Any]) -> list[Any]:
+    """Later list items with the ``index`` of an earlier one replace it (a server tool is
+    announced, then repeated with its output); others are appended."""
+    merged = list(previous)
+    positions = {
+        item["index"]: position
+        for position, item in enumerate(merged)
+        if isinstance(item, dict) and "index" in item
+    }
+    for item in update:
+        key = item.get("index") if isinstance(item, dict) else None
+        if key is not None and key in positions:
+            merged[positions[key]] = item
+        else:
+            if key is not None:
+                positions[key] = len(merged)
+            merged.append(item)
+    return merged
+
+
+def _logprobs(logprobs: dict[str, list[Any]] | None) -> dict[str, Any] | None:
+    if not logprobs:
+        return None
+    return {"content": logprobs.get("content"), "refusal": logprobs.get("refusal")}
+
+
+def _choice(
+    index: int,
+    blocks: list[Block],
+    reason: StopReason | None,
+    native: Any,
+    logprobs: dict[str, list[Any]] | None,
+    extra: dict[str, Any],
+    same_provider: bool,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "index": index,
+        "message": _message(blocks),
+        "logprobs": _logprobs(logprobs),
+        "finish_reason": _finish(reason, native, same_provider),
+    }
+    if same_provider:
+        for key, value in extra.items():
+            out.setdefault(key, value)
+    return out
 
 
 def _finish(reason: StopReason | None, native: Any, same_provider: bool) -> Any:
@@ -145,30 +192,22 @@ def to_openai_chat(response: Response) -> dict[str, Any]:
         "model": response.model or "",
     }
     if response.choices:
-        choices = [
-            {
-                "index": choice.index,
-                "message": _message(choice.content),
-                "logprobs": None,
-                "finish_reason": _finish(choice.stop_reason, choice.native_stop_reason, same),
-            }
+        body["choices"] = [
+            _choice(choice.index, choice.content, choice.stop_reason, choice.native_stop_reason,
+                    choice.logprobs, choice.extra, same)
             for choice in response.choices
         ]
     else:
-        choices = [
-            {
-                "index": 0,
-                "message": _message(response.content),
-                "logprobs": None,
-                "finish_reason": _finish(
-                    response.stop_reason, response.native_stop_reason, same
-                ),
-            }
+        body["choices"] = [
+            _choice(0, response.content, response.stop_reason, response.native_stop_reason,
+                    response.logprobs, response.choice_extra, same)
         ]
-    body["choices"] = choices
     usage = _usage(response.usage, same)
     if usage is not None:
         body["usage"] = usage
+    x_groq = extra.get("x_groq")
+    if isinstance(x_groq, dict) and "usage_breakdown" in x_groq:
+        body.setdefault("usage_breakdown", x_groq["usage_breakdown"])  # Groq's non-stream place
     for key, value in extra.items():
         body.setdefault(key, value)
     return body

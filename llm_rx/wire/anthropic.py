@@ -54,6 +54,7 @@ _STOP: dict[str, StopReason] = {
 _MESSAGE_FIELDS = frozenset(
     {"type", "role", "content", "model", "id", "stop_reason", "stop_sequence", "usage"}
 )
+_MESSAGE_DELTA_FIELDS = frozenset({"type", "delta", "usage"})
 _TEXT_FIELDS = frozenset({"type", "text", "citations"})
 _THINKING_FIELDS = frozenset({"type", "thinking", "signature"})
 _TOOL_FIELDS = frozenset({"type", "id", "name", "input"})
@@ -171,6 +172,8 @@ class AnthropicDecoder(SSEPayloadDecoder):
             for key, value in delta.items()
             if key not in ("stop_reason", "stop_details") and value is not None
         }
+        # Fields beside the delta (``context_management``) belong to the message too.
+        extra.update(_extras(frame, _MESSAGE_DELTA_FIELDS) or {})
         if extra:
             out.append(MetadataUpdate(extra))
         native = delta.get("stop_reason")
@@ -307,8 +310,8 @@ class AnthropicDecoder(SSEPayloadDecoder):
     @staticmethod
     def _opaque_start(opaque: tuple[int, dict[str, Any], list[str]]) -> BlockStart:
         index, block, fragments = opaque
-        if fragments:
-            joined = "".join(fragments)
+        joined = "".join(fragments)
+        if joined:  # (an empty fragment leaves the start's input as it was)
             try:
                 block["input"] = orjson.loads(joined)
             except orjson.JSONDecodeError:

@@ -25,6 +25,7 @@ from ..events import (
     ChoiceEnd,
     CitationDelta,
     Event,
+    LogprobsDelta,
     MessageStop,
     MetadataUpdate,
     Opaque,
@@ -47,6 +48,10 @@ _new = tuple.__new__  # builds an event without NamedTuple's argument parsing (h
 _CHUNK_FIELDS = frozenset({"id", "object", "created", "model", "choices", "usage", "obfuscation"})
 # Delta fields that carry nothing a reply keeps.
 _SKIPPED_DELTA = frozenset({"role", "channel", "token_id", "function_call"})
+# Choice fields read elsewhere, or per-token values that are not the choice's metadata.
+_CHOICE_FIELDS = frozenset(
+    {"index", "delta", "finish_reason", "logprobs", "usage", "token_ids", "text"}
+)
 _KNOWN_DELTA = _SKIPPED_DELTA | {
     "content", "refusal", "tool_calls", "reasoning", "reasoning_content", "reasoning_details",
     "annotations",
@@ -112,11 +117,46 @@ def usage_from_openai(raw: dict[str, Any]) -> Usage:
     )
 
 
+class _Fields:
+    """The fields of a stream of objects outside a known set, reporting those that changed.
+
+    Objects of one stream mostly share one key layout, so the layout is cached. A field's
+    first value is recorded even when ``null`` (it is what the wire said); a later ``null``
+    does not erase a value.
+    """
+
+    __slots__ = ("_extra_keys", "_keys", "known", "values")
+
+    def __init__(self, known: frozenset[str]) -> None:
+        self.known = known
+        self.values: dict[str, Any] = {}
+        self._keys: tuple[str, ...] = ()
+        self._extra_keys: tuple[str, ...] = ()
+
+    def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        keys = tuple(obj)
+        if keys != self._keys:
+            self._keys = keys
+            self._extra_keys = tuple(key for key in keys if key not in self.known)
+        changed: dict[str, Any] | None = None
+        values = self.values
+        for key in self._extra_keys:
+            value = obj[key]
+            if key in values and (value is None or values[key] == value):
+                continue
+            values[key] = value
+            if changed is None:
+                changed = {}
+            changed[key] = value
+        return changed
+
+
 class _Choice:
     """Per-choice decoding state: the open block of each kind, the tool calls."""
 
     __slots__ = (
         "details",
+        "fields",
         "finished",
         "had_refusal",
         "had_tools",
@@ -145,6 +185,7 @@ class _Choice:
         self.open: list[int] = []
         self.reason: StopReason = "end_turn"
         self.native: Any = None
+        self.fields = _Fields(_CHOICE_FIELDS)
 
 
 class OpenAIChatDecoder(SSEPayloadDecoder):
@@ -154,11 +195,9 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         super().__init__(max_frame)
         self._choices: dict[int, _Choice] = {}
         self._next_block = 0
-        self._extra: dict[str, Any] = {}
+        self._fields = _Fields(_CHUNK_FIELDS)
         self._pending_extra: dict[str, Any] = {}
         self._last_usage: Any = None
-        self._chunk_keys: tuple[str, ...] = ()  # the key layout of the last chunk, and
-        self._extra_keys: tuple[str, ...] = ()  # which of those keys are metadata
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -201,19 +240,12 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
     # -- pieces ----------------------------------------------------------------------------
 
     def _metadata(self, chunk: dict[str, Any]) -> None:
-        keys = tuple(chunk)
-        if keys != self._chunk_keys:  # chunks of one stream mostly share one key layout
-            self._chunk_keys = keys
-            self._extra_keys = tuple(key for key in keys if key not in _CHUNK_FIELDS)
-        extra = self._extra
-        for key in self._extra_keys:
-            value = chunk[key]
-            if value is not None and extra.get(key) != value:
-                extra[key] = value
-                self._pending_extra[key] = value
+        changed = self._fields.changes(chunk)
+        if changed:
+            self._pending_extra.update(changed)
         created = chunk.get("created")
-        if created and "created" not in extra:
-            extra["created"] = self._pending_extra["created"] = created
+        if created and "created" not in self._fields.values:
+            self._fields.values["created"] = self._pending_extra["created"] = created
 
     def _usage(self, chunk: dict[str, Any], out: list[Event]) -> None:
         raw = chunk.get("usage")
@@ -248,6 +280,15 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         delta = raw.get("delta")
         if delta:
             self._delta(choice, delta, out)
+        changed = choice.fields.changes(raw)
+        if changed:
+            out.append(MetadataUpdate(changed, number))
+        logprobs = raw.get("logprobs")
+        if logprobs:
+            for channel in ("content", "refusal"):
+                items = logprobs.get(channel)
+                if items:
+                    out.append(LogprobsDelta(number, channel, tuple(items)))
         usage = raw.get("usage")  # Moonshot puts usage on the choice
         if isinstance(usage, dict) and usage != self._last_usage:
             self._last_usage = usage
