@@ -15,7 +15,8 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_clean() -> None:
-    result = _run("ruff", "check", "llm_rx", "tests", "benchmarks")
+    folders = [name for name in ("llm_rx", "tests", "benchmarks") if (ROOT / name).is_dir()]
+    result = _run("ruff", "check", *folders)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
