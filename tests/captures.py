@@ -6,9 +6,23 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_rx.wire.registry import DECODERS
+
 HERE = Path(__file__).parent / "captures"
 
-_PROVIDER = {"openai-chat-sse": "openai-chat", "anthropic-sse": "anthropic"}
+# wire_format (MANIFEST column) -> the provider id that decodes it
+_WIRE_FORMATS = {
+    "openai-chat-sse": "openai-chat",
+    "anthropic-sse": "anthropic",
+    "openai-responses-sse": "openai-responses",
+    "gemini-sse": "gemini",
+    "gemini-json-array": "gemini",
+    "ollama-chat-ndjson": "ollama",
+    "ollama-generate-ndjson": "ollama",
+    "bedrock-eventstream": "bedrock-converse",
+}
+# A format joins the contract suite once its decoder is registered.
+_PROVIDER = {wire: provider for wire, provider in _WIRE_FORMATS.items() if provider in DECODERS}
 
 
 @dataclass(frozen=True)
@@ -29,7 +43,7 @@ class Capture:
 
     @property
     def nonstream(self) -> Path | None:
-        stem = self.name.removesuffix(".sse").removesuffix(".partial").removesuffix(".synthetic")
+        stem = self.name.rsplit(".", 1)[0].removesuffix(".partial").removesuffix(".synthetic")
         candidate = HERE / f"{stem}.nonstream.json"
         return candidate if candidate.exists() else None
 
