@@ -214,8 +214,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """The JSON-ready form of an event: ``{"type": "text_delta", "index": 0, "text": "Hi"}``."""
     out: dict[str, Any] = {"type": _TYPE_NAMES[type(event)]}
     for key, value in event._asdict().items():
-        if isinstance(value, Usage):
-            value = value.model_dump(mode="json")
+        if isinstance(value, Usage):  # lossless: the provider's usage object too
+            value = {**value.model_dump(mode="json"), "native": value.native}
         elif isinstance(value, Mapping):
             value = dict(value)
         out[key] = value

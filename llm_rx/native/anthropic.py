@@ -45,9 +45,10 @@ def _usage(usage: Usage, same_provider: bool) -> dict[str, Any]:
     return out
 
 
-def _block(block: Block) -> dict[str, Any] | None:
-    extra = dict(block.meta or {}) if not isinstance(block, OpaqueBlock) else {}
-    extra.pop("field", None)
+def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
+    # A block's own extra fields (a tool call's ``caller``) are Anthropic's only if it came
+    # from Anthropic; another provider's spelling notes mean nothing here.
+    extra = dict(block.meta or {}) if same_provider and not isinstance(block, OpaqueBlock) else {}
     if isinstance(block, TextBlock):
         out: dict[str, Any] = {"type": "text", "text": block.text}
         if block.citations:
@@ -65,9 +66,9 @@ def _block(block: Block) -> dict[str, Any] | None:
                 "input": arguments, **extra}
     if isinstance(block, RefusalBlock):
         return {"type": "text", "text": block.text}
-    if isinstance(block.raw, dict) and "type" in block.raw:
+    if same_provider and isinstance(block.raw, dict) and "type" in block.raw:
         return dict(block.raw)
-    return None  # an opaque frame of another provider has no Anthropic block
+    return None  # another provider's opaque item (a server tool) has no Anthropic block
 
 
 def to_anthropic(response: Response) -> dict[str, Any]:
@@ -83,7 +84,9 @@ def to_anthropic(response: Response) -> dict[str, Any]:
         "type": "message",
         "role": "assistant",
         "model": response.model or "",
-        "content": [out for block in response.content if (out := _block(block)) is not None],
+        "content": [
+            out for block in response.content if (out := _block(block, same)) is not None
+        ],
         "stop_reason": stop_reason,
         "stop_sequence": extra.pop("stop_sequence", None),
     }

@@ -307,9 +307,10 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
     def _delta(self, choice: _Choice, delta: dict[str, Any], out: list[Event]) -> None:
         content = delta.get("content")
         if len(delta) == 1 and content.__class__ is str:  # the common case: one text delta
-            if choice.text is None:
-                choice.text = self._open(choice, out, "text")
-            out.append(_new(TextDelta, (choice.text, content)))
+            if content:
+                if choice.text is None:
+                    choice.text = self._open(choice, out, "text")
+                out.append(_new(TextDelta, (choice.text, content)))
             return
         details = delta.get("reasoning_details")
         if details:

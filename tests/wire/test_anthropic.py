@@ -1,0 +1,98 @@
+"""The anthropic decoder, beyond the pitfalls."""
+
+from __future__ import annotations
+
+from anthropic.types import Message
+
+import llm_rx
+from llm_rx.events import MessageStop
+from llm_rx.response import OpaqueBlock, TextBlock, ToolCallBlock
+
+from ..captures import capture
+from ..helpers import decode_events
+from ..streams import (
+    MESSAGE_STOP,
+    anthropic_events,
+    block_start,
+    block_stop,
+    message_delta,
+    message_start,
+)
+
+
+def test_anthropic_refusal_stop_details_kept() -> None:
+    response = llm_rx.reassemble(capture("anthropic/refusal-stop-details.sse").data)
+    assert response.stop_reason == "refusal"
+    assert response.stop_details is not None
+    assert "cyber" in response.stop_details
+    native = llm_rx.to_native(response, "anthropic")
+    assert native["stop_details"]["category"] == "cyber"
+
+
+def test_anthropic_server_tool_use_is_opaque_with_its_input() -> None:
+    response = llm_rx.reassemble(capture("anthropic/web-search-citations.sse").data)
+    server = [b for b in response.content if isinstance(b, OpaqueBlock)]
+    assert [b.kind for b in server][:2] == ["server_tool_use", "web_search_tool_result"]
+    assert isinstance(server[0].raw["input"], dict)
+    assert server[0].raw["input"]["query"]
+    assert not response.tool_calls  # the client must not run a server tool
+
+
+def test_anthropic_citations_on_text_blocks() -> None:
+    response = llm_rx.reassemble(capture("anthropic/web-search-citations.sse").data)
+    cited = [b for b in response.content if isinstance(b, TextBlock) and b.citations]
+    assert cited
+    assert cited[0].citations[0]["type"] == "web_search_result_location"
+
+
+def test_anthropic_tool_input_given_whole_at_start() -> None:
+    data = anthropic_events(
+        message_start(),
+        block_start(0, {"type": "tool_use", "id": "toolu_1", "name": "roll",
+                        "input": {"sides": 6, "player": "p1"}}),
+        block_stop(0),
+        message_delta("tool_use"),
+        MESSAGE_STOP,
+    )
+    (call,) = llm_rx.reassemble(data, "anthropic").tool_calls
+    assert call.raw_arguments == '{"sides":6,"player":"p1"}'
+    assert call.arguments == {"sides": 6, "player": "p1"}
+
+
+def test_anthropic_frames_after_message_stop_are_not_this_reply() -> None:
+    data = capture("anthropic/programmatic-tool-calling.sse").data
+    events, error = decode_events([data])
+    assert error is None
+    assert isinstance(events[-1], MessageStop)
+    response = llm_rx.reassemble(data)
+    assert response.stop_reason == "tool_use"
+    assert [b.type for b in response.content] == ["text", "opaque", "tool_call"]
+    (call,) = [b for b in response.content if isinstance(b, ToolCallBlock)]
+    assert call.meta is not None
+    assert "caller" in call.meta
+    assert llm_rx.to_native(response, "anthropic")["content"][2]["caller"]["type"]
+
+
+def test_anthropic_unknown_event_type_passes_through() -> None:
+    data = anthropic_events(
+        message_start(),
+        {"type": "future_event", "payload": {"x": 1}},
+        block_start(0, {"type": "text", "text": "hi"}),
+        block_stop(0),
+        message_delta(),
+        MESSAGE_STOP,
+    )
+    response = llm_rx.reassemble(data, "anthropic")
+    assert response.complete
+    assert [b.type for b in response.content] == ["opaque", "text"]
+    opaque = response.content[0]
+    assert isinstance(opaque, OpaqueBlock)
+    assert opaque.raw == {"type": "future_event", "payload": {"x": 1}}
+
+
+def test_anthropic_reencode_openai_reply() -> None:
+    response = llm_rx.reassemble(capture("openai/chat-parallel-tool-calls.sse").data)
+    message = Message.model_validate(llm_rx.to_native(response, "anthropic"))
+    assert [b.type for b in message.content] == ["tool_use", "tool_use"]
+    assert message.stop_reason == "tool_use"
+    assert message.usage.input_tokens == response.usage.input_tokens

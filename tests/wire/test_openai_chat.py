@@ -1,0 +1,131 @@
+"""The openai-chat decoder on its dialects, beyond the pitfalls."""
+
+from __future__ import annotations
+
+from openai.types.chat import ChatCompletion
+
+import llm_rx
+from llm_rx.events import ChoiceEnd, MetadataUpdate
+from llm_rx.response import OpaqueBlock, RefusalBlock, TextBlock, ThinkingBlock
+
+from ..captures import capture
+from ..helpers import decode_events
+from ..streams import DONE, chat_chunk, sse
+
+
+def test_openai_chat_n2_choices_interleaved() -> None:
+    body = sse(
+        chat_chunk({"role": "assistant", "content": "A1"}, index=0),
+        chat_chunk({"role": "assistant", "content": "B1"}, index=1),
+        chat_chunk({"content": " A2"}, index=0),
+        chat_chunk({"content": " B2"}, index=1),
+        chat_chunk({}, "length", index=1),
+        chat_chunk({}, "stop", index=0),
+        chat_chunk(choices=[], usage={"prompt_tokens": 3, "completion_tokens": 8,
+                                      "total_tokens": 11}),
+    ) + DONE
+    response = llm_rx.reassemble(body, "openai-chat")
+    assert response.complete
+    assert [c.index for c in response.choices] == [0, 1]
+    assert [c.stop_reason for c in response.choices] == ["end_turn", "max_tokens"]
+    assert response.text == "A1 A2"
+    assert response.stop_reason == "end_turn"
+    texts = ["".join(b.text for b in c.content if isinstance(b, TextBlock))
+             for c in response.choices]
+    assert texts == ["A1 A2", "B1 B2"]
+    native = ChatCompletion.model_validate(llm_rx.to_native(response, "openai-chat"))
+    assert [(c.message.content, c.finish_reason) for c in native.choices] == [
+        ("A1 A2", "stop"), ("B1 B2", "length")
+    ]
+
+
+def test_openai_chat_n2_eof_after_every_choice_finished_is_complete() -> None:
+    body = sse(
+        chat_chunk({"content": "A"}, index=0),
+        chat_chunk({"content": "B"}, index=1),
+        chat_chunk({}, "stop", index=0),
+    )
+    assert not llm_rx.reassemble(body, "openai-chat").complete  # choice 1 never finished
+    body += sse(chat_chunk({}, "stop", index=1))
+    assert llm_rx.reassemble(body, "openai-chat").complete
+
+
+def test_openai_chat_mistral_array_content_thinking_then_text() -> None:
+    response = llm_rx.reassemble(capture("mistral/magistral-thinking-chunks.sse").data)
+    kinds = [b.type for b in response.content]
+    assert kinds == ["thinking", "text"]
+    native = llm_rx.to_native(response, "openai-chat")
+    content = native["choices"][0]["message"]["content"]
+    assert [part["type"] for part in content] == ["thinking", "text"]
+
+
+def test_openai_chat_mistral_indexless_tool_call() -> None:
+    response = llm_rx.reassemble(capture("mistral/tool-call.sse").data)
+    (call,) = response.tool_calls
+    assert call.id == "gSIMJiOkT"
+    assert call.arguments == {"location": "San Francisco"}
+    assert response.stop_reason == "tool_use"
+
+
+def test_openai_chat_xai_output_tokens_include_reasoning() -> None:
+    usage = llm_rx.reassemble(capture("xai/chat-reasoning-tool-call.sse").data).usage
+    assert usage.reasoning_tokens == 196
+    assert usage.output_tokens == 26 + 196  # so input + output == the wire's total_tokens 513
+    assert usage.input_tokens == 291
+    assert usage.cache_read_tokens == 290
+
+
+def test_openai_chat_groq_usage_from_x_groq() -> None:
+    response = llm_rx.reassemble(capture("groq/web-search-executed-tools.sse").data)
+    assert response.usage.input_tokens is not None
+    assert response.usage.output_tokens is not None
+
+
+def test_openai_chat_refusal_block_and_stop_reason() -> None:
+    response = llm_rx.reassemble(capture("openai/chat-refusal.sse").data)
+    (block,) = response.content
+    assert isinstance(block, RefusalBlock)
+    assert block.text == "I'm sorry, I can't assist with that request."
+    assert response.stop_reason == "refusal"
+    native = llm_rx.to_native(response, "openai-chat")["choices"][0]
+    assert native["finish_reason"] == "stop"  # the provider's own value comes back
+    assert native["message"]["content"] is None
+
+
+def test_openai_chat_unmodelled_delta_fields_pass_through() -> None:
+    response = llm_rx.reassemble(capture("groq/web-search-executed-tools.sse").data)
+    opaque = [b for b in response.content if isinstance(b, OpaqueBlock)]
+    assert opaque
+    assert all(b.kind == "delta.executed_tools" for b in opaque)
+    message = llm_rx.to_native(response, "openai-chat")["choices"][0]["message"]
+    assert message["executed_tools"][0]["output"]
+
+
+def test_openai_chat_metadata_once_per_change() -> None:
+    events, _ = decode_events([capture("perplexity/citations.sse").data])
+    updates = [e for e in events if isinstance(e, MetadataUpdate) and "citations" in e.fields]
+    assert len(updates) == 1  # repeated identical citations are one update
+
+
+def test_openai_chat_reasoning_content_to_native_spelling() -> None:
+    response = llm_rx.reassemble(capture("deepseek/chat-reasoning-content.sse").data)
+    thinking = [b for b in response.content if isinstance(b, ThinkingBlock)]
+    message = llm_rx.to_native(response, "openai-chat")["choices"][0]["message"]
+    assert message["reasoning_content"] == thinking[0].text
+    assert "reasoning" not in message
+
+
+def test_openai_chat_choice_end_carries_native_value() -> None:
+    events, _ = decode_events([capture("openai/chat-max-tokens-length.sse").data])
+    (end,) = [e for e in events if isinstance(e, ChoiceEnd)]
+    assert (end.stop_reason, end.native) == ("max_tokens", "length")
+
+
+def test_openai_chat_reencode_anthropic_reply() -> None:
+    response = llm_rx.reassemble(capture("anthropic/tool-use-input-json-delta.sse").data)
+    native = ChatCompletion.model_validate(llm_rx.to_native(response, "openai-chat"))
+    calls = native.choices[0].message.tool_calls or []
+    assert len(calls) == 2
+    assert native.choices[0].finish_reason == "tool_calls"
+    assert native.usage is not None
+    assert native.usage.prompt_tokens == response.usage.input_tokens
