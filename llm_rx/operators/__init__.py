@@ -1,7 +1,27 @@
-"""Operators to compose over event streams, one per module, each a factory for ``.pipe()``."""
+"""Operators to compose over event streams, one per module, each a factory for ``.pipe()``.
 
+Each holds its state per subscription and passes the scheduler through.
+"""
+
+from ._accumulate import accumulate
+from ._attach_signatures import attach_signatures
 from ._decode import decode
+from ._merge_usage import merge_usage
+from ._metrics import StreamMetrics, metrics
 from ._text_only import text_only
+from ._thinking_only import thinking_only
 from ._to_response import to_response
+from ._tool_calls import tool_calls
 
-__all__ = ["decode", "text_only", "to_response"]
+__all__ = [
+    "StreamMetrics",
+    "accumulate",
+    "attach_signatures",
+    "decode",
+    "merge_usage",
+    "metrics",
+    "text_only",
+    "thinking_only",
+    "to_response",
+    "tool_calls",
+]

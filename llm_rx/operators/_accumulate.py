@@ -1,0 +1,65 @@
+"""``accumulate()``: an immutable snapshot of the reply after every event."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import reactivex
+from reactivex import Observable, abc
+
+from ..builder import ResponseBuilder, Snapshot
+from ..events import Event, MessageStop
+
+__all__ = ["accumulate"]
+
+
+def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
+    """A :class:`~llm_rx.builder.Snapshot` of the reply so far, after each event.
+
+    ::
+
+        events:   -S---b---t("Hel")---t("lo")---M-|
+        accumulate()
+        result:   -s1--s2--s3---------s4--------s5|     s4.text == "Hello"
+
+    Taking a snapshot costs O(blocks), not O(text): fragments are kept in append-only lists
+    and joined only when ``snapshot.response`` is read. The last snapshot's ``response``
+    equals what ``to_response()`` gives: when the events end without the reply's end, or
+    with an error after the reply started, one more snapshot carries that (``complete``
+    false); an error before anything arrived is passed on.
+    """
+
+    def operator(source: Observable[Event]) -> Observable[Snapshot]:
+        def subscribe(
+            observer: abc.ObserverBase[Snapshot], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            builder = ResponseBuilder()
+            ended = False
+
+            def on_next(event: Event) -> None:
+                nonlocal ended
+                try:
+                    builder.feed(event)
+                except Exception as error:  # noqa: BLE001 - a malformed event from upstream
+                    observer.on_error(error)
+                    return
+                ended = type(event) is MessageStop
+                observer.on_next(builder.snapshot(final=ended))
+
+            def on_error(error: Exception) -> None:
+                if not builder.started:
+                    observer.on_error(error)
+                    return
+                observer.on_next(builder.snapshot(error, final=True))
+                observer.on_completed()
+
+            def on_completed() -> None:
+                if not ended:
+                    observer.on_next(builder.snapshot(final=True))
+                observer.on_completed()
+
+            return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
+
+        return reactivex.create(subscribe)
+
+    return operator

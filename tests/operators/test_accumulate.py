@@ -1,0 +1,95 @@
+"""accumulate(): a snapshot per event; the last one is exactly to_response()'s Response."""
+
+from __future__ import annotations
+
+import pytest
+from reactivex import operators as ops
+from reactivex.testing import ReactiveTest, TestScheduler
+
+import llm_rx
+from llm_rx import operators as lxo
+from llm_rx.builder import Snapshot
+from llm_rx.errors import WireFormatError
+from llm_rx.events import BlockStart, MessageStart, MessageStop, TextDelta
+
+from ..captures import CAPTURES, Capture
+
+on_next, on_completed, on_error = (
+    ReactiveTest.on_next, ReactiveTest.on_completed, ReactiveTest.on_error
+)
+subscribe = ReactiveTest.subscribe
+
+
+def _snapshots(data: bytes, provider: str) -> list[Snapshot]:
+    result: list[Snapshot] = llm_rx.from_bytes(data, provider).pipe(
+        lxo.accumulate(), ops.to_list()
+    ).run()
+    return result
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
+def test_accumulate_last_snapshot_equals_to_response(capture: Capture) -> None:
+    snapshots = _snapshots(capture.data, capture.provider)
+    final = llm_rx.from_bytes(capture.data, capture.provider).pipe(lxo.to_response()).run()
+    assert snapshots[-1].response.model_dump() == final.model_dump()
+    assert snapshots[-1].response == final
+
+
+@pytest.mark.parametrize("capture", CAPTURES[:20], ids=lambda c: c.name)
+def test_accumulate_snapshots_grow_and_stay_unchanged(capture: Capture) -> None:
+    snapshots = _snapshots(capture.data, capture.provider)
+    texts = [snapshot.text for snapshot in snapshots]
+    for earlier, later in zip(texts, texts[1:], strict=False):
+        assert later.startswith(earlier)  # text only ever grows
+    # Reading an old snapshot after the stream ended still gives its own moment.
+    middle = snapshots[len(snapshots) // 2]
+    assert middle.response.text == texts[len(snapshots) // 2]
+    assert not middle.response.complete or middle is snapshots[-1]
+
+
+def test_accumulate_in_progress_snapshot_is_not_complete() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_hot_observable(
+        on_next(210, MessageStart("anthropic", "m")),
+        on_next(220, BlockStart(0, "text")),
+        on_next(230, TextDelta(0, "Hel")),
+        on_next(240, TextDelta(0, "lo")),
+        on_next(250, MessageStop("end_turn")),
+        on_completed(260),
+    )
+    observer = scheduler.start(lambda: source.pipe(lxo.accumulate()))
+    times = [message.time for message in observer.messages]
+    assert times == [210, 220, 230, 240, 250, 260]
+    snapshots = [m.value.value for m in observer.messages[:-1]]
+    assert [s.text for s in snapshots] == ["", "", "Hel", "Hello", "Hello"]
+    assert snapshots[3].response.complete is False
+    assert snapshots[3].response.stop_reason is None
+    assert snapshots[3].response.error is None
+    assert snapshots[4].response.complete is True
+    assert source.subscriptions == [subscribe(200, 260)]
+
+
+def test_accumulate_error_after_start_ends_with_an_incomplete_snapshot() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_hot_observable(
+        on_next(210, MessageStart("anthropic", "m")),
+        on_next(220, BlockStart(0, "text")),
+        on_next(230, TextDelta(0, "partial")),
+        on_error(240, WireFormatError("bad frame", "{")),
+    )
+    observer = scheduler.start(lambda: source.pipe(lxo.accumulate()))
+    last = observer.messages[-2].value.value
+    assert observer.messages[-1].value.kind == "C"
+    assert last.response.text == "partial"
+    assert last.response.stop_reason == "error"
+    assert last.response.error is not None and last.response.error.raw == "{"
+
+
+def test_accumulate_dispose_ends_the_subscription() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_hot_observable(
+        on_next(210, MessageStart("anthropic")), on_next(400, BlockStart(0, "text"))
+    )
+    observer = scheduler.start(lambda: source.pipe(lxo.accumulate()), disposed=300)
+    assert len(observer.messages) == 1
+    assert source.subscriptions == [subscribe(200, 300)]
