@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from reactivex import operators as ops
 from reactivex.testing import ReactiveTest, TestScheduler
@@ -39,7 +41,7 @@ def test_accumulate_last_snapshot_equals_to_response(capture: Capture) -> None:
 def test_accumulate_snapshots_grow_and_stay_unchanged(capture: Capture) -> None:
     snapshots = _snapshots(capture.data, capture.provider)
     texts = [snapshot.text for snapshot in snapshots]
-    for earlier, later in zip(texts, texts[1:], strict=False):
+    for earlier, later in itertools.pairwise(texts):
         assert later.startswith(earlier)  # text only ever grows
     # Reading an old snapshot after the stream ended still gives its own moment.
     middle = snapshots[len(snapshots) // 2]
@@ -82,7 +84,8 @@ def test_accumulate_error_after_start_ends_with_an_incomplete_snapshot() -> None
     assert observer.messages[-1].value.kind == "C"
     assert last.response.text == "partial"
     assert last.response.stop_reason == "error"
-    assert last.response.error is not None and last.response.error.raw == "{"
+    assert last.response.error is not None
+    assert last.response.error.raw == "{"
 
 
 def test_accumulate_dispose_ends_the_subscription() -> None:
