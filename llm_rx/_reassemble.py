@@ -37,7 +37,7 @@ def reassemble(
         chunks = iter_file(data)
     else:
         chunks = data
-    builder = ResponseBuilder()
+    builder = ResponseBuilder(history=False)
     decoder = new_decoder(provider, max_frame)
     try:
         decode_all(decoder, chunks, builder.feed)

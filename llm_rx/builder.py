@@ -1,12 +1,17 @@
 """Folding events into a :class:`~llm_rx.response.Response`. Pure: no Rx, no I/O.
 
-``ResponseBuilder.feed(event)`` for each event, then ``build(error)`` once; ``snapshot()`` at
-any point gives an immutable :class:`Snapshot` of the reply so far, in O(blocks): fragments
-live in append-only lists, a snapshot records how many there were, and the text is joined
-only when the snapshot's ``response`` is asked for. Merge semantics, per
-field: text, thinking, refusal and argument fragments are appended (to lists, joined once);
-a signature is *assigned* (the provider sends it whole); usage snapshots *overlay* (cumulative,
-never summed); metadata overlays by key; the served model from ``MessageStart`` is kept.
+``ResponseBuilder.feed(event)`` for each event, then ``build(error)`` once. Merge semantics,
+per field: text, thinking, refusal and argument fragments are appended (to lists, joined
+once); a signature is *assigned* (the provider sends it whole); usage snapshots *overlay*
+(cumulative, never summed); metadata overlays by key; the served model from ``MessageStart``
+is kept.
+
+``snapshot()`` gives an immutable :class:`Snapshot` of the reply so far in O(1): every event
+gets a sequence number, fragments live in append-only lists beside the number each arrived
+at, and the few values that are replaced (usage, metadata, the stop) keep their history; a
+snapshot is the builder and a number, and its ``response`` is materialised (joined) only when
+read. ``ResponseBuilder(history=False)`` keeps no history (for one final ``build()``); its
+snapshots are then materialised at once.
 
 A tool call's ``arguments`` are parsed only once its block has ended: a parseable prefix of
 a cut-off call is not a finished call (its ``arguments`` stay ``None``, ``raw_arguments`` keeps
@@ -15,8 +20,9 @@ what arrived). Arguments that never parse are kept raw with ``arguments: None``,
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Generic, TypeVar
 
 import orjson
 
@@ -55,43 +61,69 @@ from .response import (
 
 __all__ = ["ResponseBuilder", "Snapshot"]
 
+T = TypeVar("T")
+
+
+class _History(Generic[T]):
+    """A value that is replaced over time: ``set(seq, value)``, ``at(seq)``, ``now``."""
+
+    __slots__ = ("initial", "now", "seqs", "values")
+
+    def __init__(self, initial: T) -> None:
+        self.initial = initial
+        self.now = initial
+        self.seqs: list[int] = []
+        self.values: list[T] = []
+
+    def set(self, seq: int, value: T) -> None:
+        self.seqs.append(seq)
+        self.values.append(value)
+        self.now = value
+
+    def at(self, seq: int | None) -> T:
+        seqs = self.seqs
+        if seq is None or not seqs or seqs[-1] <= seq:
+            return self.now
+        position = bisect_right(seqs, seq)
+        return self.values[position - 1] if position else self.initial
+
+
+def _count(seqs: list[int], total: int, seq: int | None) -> int:
+    """How many items of an append-only list (items numbered by ``seqs``) existed at ``seq``."""
+    if seq is None or not seqs or seqs[-1] <= seq:
+        return total
+    return bisect_right(seqs, seq)
+
 
 class _Acc:
     """A block being assembled: fragments appended to a list, joined once when read."""
 
-    __slots__ = ("citations", "closed", "parts", "signature", "start")
+    __slots__ = ("born", "citation_seqs", "citations", "closed_at", "parts", "seqs",
+                 "signature", "start")
 
-    def __init__(self, start: BlockStart) -> None:
+    def __init__(self, start: BlockStart, born: int) -> None:
         self.start = start
+        self.born = born
         self.parts: list[str] = []
-        self.signature: str | None = None
+        self.seqs: list[int] = []  # when each part arrived (kept only with history)
+        self.signature: _History[str | None] = _History(None)
         self.citations: list[Any] = []
-        self.closed = False
+        self.citation_seqs: list[int] = []
+        self.closed_at: int | None = None
 
-    def view(self) -> _View:
-        return _View(self, len(self.parts), self.signature, len(self.citations), self.closed)
-
-
-class _View(NamedTuple):
-    """A block as it was at one moment (its lists only ever grow, so counts suffice)."""
-
-    acc: _Acc
-    parts: int
-    signature: str | None
-    citations: int
-    closed: bool
-
-    def block(self) -> Block:
-        acc = self.acc
-        start = acc.start
+    def block(self, seq: int | None = None) -> Block:
+        """The block as it was at ``seq`` (now, for ``None``)."""
+        start = self.start
         kind = start.kind
         meta = dict(start.meta) if start.meta else None
-        parts = acc.parts
-        text = "".join(parts if self.parts == len(parts) else parts[: self.parts])
-        signature = self.signature
+        parts = self.parts
+        count = _count(self.seqs, len(parts), seq)
+        text = "".join(parts if count == len(parts) else parts[:count])
+        signature = self.signature.at(seq)
+        closed = self.closed_at is not None and (seq is None or self.closed_at <= seq)
         if kind == "text":
-            return TextBlock(text=text, signature=signature,
-                             citations=acc.citations[: self.citations], meta=meta)
+            citations = self.citations[: _count(self.citation_seqs, len(self.citations), seq)]
+            return TextBlock(text=text, signature=signature, citations=citations, meta=meta)
         if kind == "thinking":
             return ThinkingBlock(text=text, signature=signature, meta=meta)
         if kind == "redacted_thinking":
@@ -99,8 +131,8 @@ class _View(NamedTuple):
         if kind == "tool_call":
             arguments: Any = None
             if not text:
-                arguments = {} if self.closed else None
-            elif self.closed:
+                arguments = {} if closed else None
+            elif closed:
                 try:
                     arguments = orjson.loads(text)
                 except orjson.JSONDecodeError:
@@ -112,35 +144,21 @@ class _View(NamedTuple):
         return OpaqueBlock(kind=start.name or "opaque", raw=start.raw, meta=meta)
 
 
-class _State(NamedTuple):
-    """What a snapshot holds: values never mutated afterwards, and views of the blocks."""
-
-    provider: str | None
-    model: str | None
-    id: str | None
-    usage: Usage
-    stop: MessageStop | None
-    views: tuple[_View, ...]
-    opaques: tuple[tuple[int, _Acc], ...]
-    choice_ends: dict[int, ChoiceEnd]
-    choice_extra: dict[int, dict[str, Any]]
-    first: int
-    extra: dict[str, Any]
-    logprobs: tuple[tuple[tuple[int, str], list[Any], int], ...]
-
-
 class Snapshot:
     """An immutable view of a reply as far as it arrived.
 
-    Cheap to take (no text is joined); ``response`` materialises it as a
-    :class:`~llm_rx.response.Response` once, on first access. A snapshot taken before the
-    reply ended has ``complete: False``, ``stop_reason: None`` and no ``error``: in progress.
+    O(1) to take; ``response`` materialises it as a :class:`~llm_rx.response.Response` once,
+    on first access. A snapshot taken before the reply ended has ``complete: False``,
+    ``stop_reason: None`` and no ``error``: in progress.
     """
 
-    __slots__ = ("_final", "_response", "_state", "error")
+    __slots__ = ("_builder", "_final", "_response", "_seq", "error")
 
-    def __init__(self, state: _State, error: LlmRxError | None, final: bool) -> None:
-        self._state = state
+    def __init__(
+        self, builder: ResponseBuilder, seq: int | None, error: LlmRxError | None, final: bool
+    ) -> None:
+        self._builder = builder
+        self._seq = seq
         self.error = error
         self._final = final
         self._response: Response | None = None
@@ -148,56 +166,48 @@ class Snapshot:
     @property
     def response(self) -> Response:
         if self._response is None:
-            self._response = _materialise(self._state, self.error, self._final)
+            self._response = self._builder._materialise(self._seq, self.error, self._final)
         return self._response
 
     @property
     def text(self) -> str:
         """The answer's text so far (first choice), without building the whole response."""
-        state = self._state
-        return "".join(
-            "".join(view.acc.parts[: view.parts])
-            for view in sorted(state.views, key=_view_index)
-            if view.acc.start.kind == "text" and view.acc.start.choice == state.first
-        )
+        if self._response is not None:
+            return self._response.text
+        return self._builder._text_at(self._seq)
 
     def __repr__(self) -> str:
         return f"Snapshot({self.response!r})"
 
 
-def _view_index(view: _View) -> int:
-    return int(view.acc.start.index)
-
-
 class ResponseBuilder:
-    """Accumulates events; ``build()`` gives the ``Response`` (any number of times)."""
+    """Accumulates events; ``build()`` gives the ``Response``, ``snapshot()`` a view so far."""
 
-    def __init__(self, provider: str | None = None) -> None:
+    def __init__(self, provider: str | None = None, *, history: bool = True) -> None:
         self.provider = provider
-        self.started = False
-        self.model: str | None = None
-        self.id: str | None = None
-        self.usage = Usage()
-        # Dicts below are replaced, never mutated, so snapshots may share them.
-        self.extra: dict[str, Any] = {}
-        self.stop: MessageStop | None = None
+        self.history = history
+        self._seq = 0
+        self._start: _History[MessageStart | None] = _History(None)
+        self._usage: _History[Usage] = _History(Usage())
+        self._stop: _History[MessageStop | None] = _History(None)
+        self._extra: _History[dict[str, Any]] = _History({})
+        self._choice_extra: _History[dict[int, dict[str, Any]]] = _History({})
+        self._choice_ends: _History[dict[int, ChoiceEnd]] = _History({})
         self._blocks: dict[int, _Acc] = {}
-        self._choice_ends: dict[int, ChoiceEnd] = {}
-        self._choice_extra: dict[int, dict[str, Any]] = {}
-        self._logprobs: dict[tuple[int, str], list[Any]] = {}
-        self._opaques: list[tuple[int, _Acc]] = []  # (index of the block before it, block)
+        self._opaques: list[tuple[int, int, _Acc]] = []  # (seq, index of the block before, block)
+        self._logprobs: dict[tuple[int, str], tuple[list[Any], list[int]]] = {}
         self._last_index = -1
         self._handlers: dict[type[Any], Callable[[Any], None]] = {
-            TextDelta: self._text,
-            ThinkingDelta: self._text,
-            RefusalDelta: self._text,
+            TextDelta: self._text if history else self._text_now,
+            ThinkingDelta: self._text if history else self._text_now,
+            RefusalDelta: self._text if history else self._text_now,
             ToolArgsDelta: self._args,
             BlockStart: self._block_start,
             BlockStop: self._block_stop,
             SignatureDelta: self._signature,
             CitationDelta: self._citation,
             LogprobsDelta: self._logprobs_delta,
-            UsageUpdate: self._usage,
+            UsageUpdate: self._usage_update,
             MetadataUpdate: self._metadata,
             ChoiceEnd: self._choice_end,
             MessageStart: self._message_start,
@@ -206,81 +216,111 @@ class ResponseBuilder:
         }
 
     def feed(self, event: Event) -> None:
+        self._seq += 1
         self._handlers[type(event)](event)
+
+    @property
+    def started(self) -> bool:
+        """Whether the reply started (a ``MessageStart`` arrived)."""
+        return self._start.now is not None
+
+    @property
+    def usage(self) -> Usage:
+        return self._usage.now
+
+    @property
+    def stop(self) -> MessageStop | None:
+        return self._stop.now
 
     # -- handlers --------------------------------------------------------------------------
 
     def _acc(self, index: int, kind: Any) -> _Acc:
         acc = self._blocks.get(index)
         if acc is None:  # lenient: a delta with no BlockStart opens its block
-            acc = self._blocks[index] = _Acc(BlockStart(index, kind))
+            acc = self._blocks[index] = _Acc(BlockStart(index, kind), self._seq)
         return acc
 
     def _text(self, event: TextDelta | ThinkingDelta | RefusalDelta) -> None:
-        acc = self._blocks.get(event.index)
-        if acc is None:
-            kind = {TextDelta: "text", ThinkingDelta: "thinking"}.get(type(event), "refusal")
-            acc = self._acc(event.index, kind)
+        acc = self._blocks.get(event.index) or self._implied(event)
         acc.parts.append(event.text)
+        acc.seqs.append(self._seq)
+
+    def _text_now(self, event: TextDelta | ThinkingDelta | RefusalDelta) -> None:
+        (self._blocks.get(event.index) or self._implied(event)).parts.append(event.text)
+
+    def _implied(self, event: TextDelta | ThinkingDelta | RefusalDelta) -> _Acc:
+        kind = {TextDelta: "text", ThinkingDelta: "thinking"}.get(type(event), "refusal")
+        return self._acc(event.index, kind)
 
     def _args(self, event: ToolArgsDelta) -> None:
-        self._acc(event.index, "tool_call").parts.append(event.fragment)
+        acc = self._acc(event.index, "tool_call")
+        acc.parts.append(event.fragment)
+        if self.history:
+            acc.seqs.append(self._seq)
 
     def _block_start(self, event: BlockStart) -> None:
-        self._blocks[event.index] = _Acc(event)
+        self._blocks[event.index] = _Acc(event, self._seq)
         if event.index > self._last_index:
             self._last_index = event.index
 
     def _block_stop(self, event: BlockStop) -> None:
         acc = self._blocks.get(event.index)
-        if acc is not None:
-            acc.closed = True
+        if acc is not None and acc.closed_at is None:
+            acc.closed_at = self._seq
 
     def _signature(self, event: SignatureDelta) -> None:
-        self._acc(event.index, "thinking").signature = event.signature
+        self._acc(event.index, "thinking").signature.set(self._seq, event.signature)
 
     def _citation(self, event: CitationDelta) -> None:
-        self._acc(event.index, "text").citations.append(event.citation)
+        acc = self._acc(event.index, "text")
+        acc.citations.append(event.citation)
+        acc.citation_seqs.append(self._seq)
 
-    def _usage(self, event: UsageUpdate) -> None:
-        self.usage = self.usage.overlay(event.usage)
+    def _usage_update(self, event: UsageUpdate) -> None:
+        self._usage.set(self._seq, self._usage.now.overlay(event.usage))
 
     def _metadata(self, event: MetadataUpdate) -> None:
         """Overlay by key; a mapping value overlays the earlier mapping one level deep."""
         if event.choice is None:
-            self.extra = _overlay(self.extra, event.fields)
+            self._extra.set(self._seq, _overlay(self._extra.now, event.fields))
         else:
-            self._choice_extra = {
-                **self._choice_extra,
-                event.choice: _overlay(self._choice_extra.get(event.choice, {}), event.fields),
-            }
+            current = self._choice_extra.now
+            merged = _overlay(current.get(event.choice, {}), event.fields)
+            self._choice_extra.set(self._seq, {**current, event.choice: merged})
 
     def _logprobs_delta(self, event: LogprobsDelta) -> None:
-        self._logprobs.setdefault((event.choice, event.channel), []).extend(event.items)
+        items, seqs = self._logprobs.setdefault((event.choice, event.channel), ([], []))
+        items.extend(event.items)
+        seqs.extend([self._seq] * len(event.items))
 
     def _choice_end(self, event: ChoiceEnd) -> None:
-        self._choice_ends = {**self._choice_ends, event.choice: event}
+        self._choice_ends.set(self._seq, {**self._choice_ends.now, event.choice: event})
 
     def _message_start(self, event: MessageStart) -> None:
-        if not self.started:
-            self.started = True
+        first = self._start.now
+        if first is None:
             self.provider = self.provider or event.provider
-            self.model = event.model
-            self.id = event.id
-        else:  # a later start may only fill in what the first one lacked
-            self.model = self.model or event.model
-            self.id = self.id or event.id
+            self._start.set(self._seq, event)
+        elif (first.model is None and event.model) or (first.id is None and event.id):
+            # a later start may only fill in what the first one lacked
+            self._start.set(self._seq, MessageStart(
+                first.provider, first.model or event.model, first.id or event.id))
 
     def _message_stop(self, event: MessageStop) -> None:
-        self.stop = event
+        self._stop.set(self._seq, event)
 
     def _opaque(self, event: Opaque) -> None:
         """A frame nobody models becomes an opaque block after the blocks seen so far."""
-        acc = _Acc(BlockStart(-1, "opaque", name=event.kind, raw=event.raw))
-        acc.closed = True
-        self._opaques.append((self._last_index, acc))
+        acc = _Acc(BlockStart(-1, "opaque", name=event.kind, raw=event.raw), self._seq)
+        acc.closed_at = self._seq
+        self._opaques.append((self._seq, self._last_index, acc))
 
-    # -- result ----------------------------------------------------------------------------
+    # -- reading ---------------------------------------------------------------------------
+
+    def block(self, index: int) -> Block | None:
+        """Block ``index`` as it stands now (only that block is materialised)."""
+        acc = self._blocks.get(index)
+        return acc.block() if acc is not None else None
 
     def snapshot(self, error: BaseException | None = None, *, final: bool = False) -> Snapshot:
         """The reply so far, immutable; ``final`` says the events ended (so a reply without
@@ -290,35 +330,99 @@ class ResponseBuilder:
             failure = error if isinstance(error, LlmRxError) else IncompleteStreamError(
                 f"the stream failed: {type(error).__name__}: {error}"
             )
-        logprobs = (
-            tuple((key, items, len(items)) for key, items in self._logprobs.items())
-            if self._logprobs else ()
-        )
-        choices = {acc.start.choice for acc in self._blocks.values()} | set(self._choice_ends)
-        state = _State(
-            self.provider, self.model, self.id, self.usage, self.stop,
-            tuple(acc.view() for acc in self._blocks.values()),
-            tuple(self._opaques), self._choice_ends, self._choice_extra,
-            min(choices) if choices else 0, self.extra, logprobs,
-        )
-        return Snapshot(state, failure, final)
-
-    def block(self, index: int) -> Block | None:
-        """Block ``index`` as it stands now (only that block is materialised)."""
-        acc = self._blocks.get(index)
-        return acc.view().block() if acc is not None else None
-
-    def indexes(self, *kinds: str) -> list[int]:
-        """The indexes of the blocks of these kinds so far, in index order."""
-        return sorted(i for i, acc in self._blocks.items() if acc.start.kind in kinds)
-
-    def is_closed(self, index: int) -> bool:
-        acc = self._blocks.get(index)
-        return acc is not None and acc.closed
+        snapshot = Snapshot(self, self._seq if self.history else None, failure, final)
+        if not self.history:
+            snapshot.response  # noqa: B018 - no history: materialise while it is still true
+        return snapshot
 
     def build(self, error: BaseException | None = None) -> Response:
         """The response once the events ended; ``error`` is why they ended early, if they did."""
         return self.snapshot(error, final=True).response
+
+    def _blocks_at(self, seq: int | None) -> list[_Acc]:
+        return [acc for acc in self._blocks.values() if seq is None or acc.born <= seq]
+
+    def _first_choice(self, seq: int | None) -> int:
+        choices = {acc.start.choice for acc in self._blocks_at(seq)}
+        choices |= set(self._choice_ends.at(seq))
+        return min(choices) if choices else 0
+
+    def _text_at(self, seq: int | None) -> str:
+        first = self._first_choice(seq)
+        accs = sorted(
+            (acc for acc in self._blocks_at(seq)
+             if acc.start.kind == "text" and acc.start.choice == first),
+            key=lambda acc: acc.start.index,
+        )
+        return "".join(
+            "".join(acc.parts[: _count(acc.seqs, len(acc.parts), seq)]) for acc in accs
+        )
+
+    def _materialise(self, seq: int | None, failure: LlmRxError | None, final: bool) -> Response:
+        stop = self._stop.at(seq)
+        start = self._start.at(seq)
+        if failure is None and stop is None and final:
+            failure = IncompleteStreamError("the events ended before the end of the message")
+        ordered: list[tuple[tuple[int, int, int], _Acc]] = [
+            ((acc.start.index, 0, 0), acc) for acc in self._blocks_at(seq)
+        ]
+        ordered += [
+            ((after, 1, n), acc)
+            for n, (born, after, acc) in enumerate(self._opaques)
+            if seq is None or born <= seq
+        ]
+        ordered.sort(key=lambda item: item[0])
+        contents: dict[int, list[Block]] = {}
+        for _, acc in ordered:
+            contents.setdefault(acc.start.choice, []).append(acc.block(seq))
+        logprobs: dict[int, dict[str, list[Any]]] = {}
+        for (choice, channel), (items, seqs) in self._logprobs.items():
+            count = _count(seqs, len(items), seq)
+            if count:
+                logprobs.setdefault(choice, {})[channel] = items[:count]
+        stop_reason: StopReason | None = None
+        details = native_stop = info = None
+        if failure is not None:
+            stop_reason = "interrupted" if failure.kind in ("incomplete", "cancelled") else "error"
+            info = ErrorInfo(kind=failure.kind, message=failure.message, raw=failure.raw)
+        elif stop is not None:
+            stop_reason, details, native_stop = stop.stop_reason, stop.details, stop.native
+        choice_ends = self._choice_ends.at(seq)
+        choice_extra = self._choice_extra.at(seq)
+        first = self._first_choice(seq)
+        choice_ids = sorted(set(contents) | set(choice_ends)) or [first]
+        choices: list[Choice] = []
+        if len(choice_ids) > 1:
+            for number in choice_ids:
+                end = choice_ends.get(number)
+                choices.append(
+                    Choice(
+                        index=number,
+                        content=contents.get(number, []),
+                        stop_reason=stop_reason if info is not None else (
+                            end.stop_reason if end else None
+                        ),
+                        logprobs=logprobs.get(number),
+                        native_stop_reason=end.native if end else None,
+                        extra=dict(choice_extra.get(number, {})),
+                    )
+                )
+        return Response(
+            provider=self.provider or "unknown",
+            model=start.model if start else None,
+            id=start.id if start else None,
+            content=contents.get(first, []),
+            stop_reason=stop_reason,
+            complete=stop is not None and info is None,
+            usage=self._usage.at(seq),
+            stop_details=details,
+            choices=choices,
+            error=info,
+            logprobs=logprobs.get(first),
+            extra=dict(self._extra.at(seq)),
+            native_stop_reason=native_stop,
+            choice_extra=dict(choice_extra.get(first, {})),
+        )
 
 
 def _overlay(old: dict[str, Any], fields: Any) -> dict[str, Any]:
@@ -329,59 +433,3 @@ def _overlay(old: dict[str, Any], fields: Any) -> dict[str, Any]:
             value = {**previous, **value}
         new[key] = value
     return new
-
-
-def _materialise(state: _State, failure: LlmRxError | None, final: bool) -> Response:
-    (provider, model, id_, usage, stop, views, opaques, choice_ends, choice_extra, first,
-     extra, logprob_views) = state
-    if failure is None and stop is None and final:
-        failure = IncompleteStreamError("the events ended before the end of the message")
-    ordered = [((view.acc.start.index, 0, 0), view) for view in views]
-    ordered += [((after, 1, n), acc.view()) for n, (after, acc) in enumerate(opaques)]
-    ordered.sort(key=lambda item: item[0])
-    contents: dict[int, list[Block]] = {}
-    for _, view in ordered:
-        contents.setdefault(view.acc.start.choice, []).append(view.block())
-    logprobs: dict[int, dict[str, list[Any]]] = {}
-    for (choice, channel), items, count in logprob_views:
-        logprobs.setdefault(choice, {})[channel] = items[:count]
-    stop_reason: StopReason | None = None
-    details = native_stop = info = None
-    if failure is not None:
-        stop_reason = "interrupted" if failure.kind in ("incomplete", "cancelled") else "error"
-        info = ErrorInfo(kind=failure.kind, message=failure.message, raw=failure.raw)
-    elif stop is not None:
-        stop_reason, details, native_stop = stop.stop_reason, stop.details, stop.native
-    choice_ids = sorted(set(contents) | set(choice_ends)) or [first]
-    choices: list[Choice] = []
-    if len(choice_ids) > 1:
-        for number in choice_ids:
-            end = choice_ends.get(number)
-            choices.append(
-                Choice(
-                    index=number,
-                    content=contents.get(number, []),
-                    stop_reason=stop_reason if info is not None else (
-                        end.stop_reason if end else None
-                    ),
-                    logprobs=logprobs.get(number),
-                    native_stop_reason=end.native if end else None,
-                    extra=dict(choice_extra.get(number, {})),
-                )
-            )
-    return Response(
-        provider=provider or "unknown",
-        model=model,
-        id=id_,
-        content=contents.get(first, []),
-        stop_reason=stop_reason,
-        complete=stop is not None and info is None,
-        usage=usage,
-        stop_details=details,
-        choices=choices,
-        error=info,
-        logprobs=logprobs.get(first),
-        extra=dict(extra),
-        native_stop_reason=native_stop,
-        choice_extra=dict(choice_extra.get(first, {})),
-    )

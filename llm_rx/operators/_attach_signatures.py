@@ -35,7 +35,7 @@ def attach_signatures() -> Callable[[Observable[Event]], Observable[ThinkingBloc
         def subscribe(
             observer: abc.ObserverBase[ThinkingBlock], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            builder = ResponseBuilder()
+            builder = ResponseBuilder(history=False)
             reasoning: set[int] = set()
             orphans: list[int] = []
             emitted: set[int] = set()

@@ -32,7 +32,7 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
         def subscribe(
             observer: abc.ObserverBase[Response], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            builder = ResponseBuilder()
+            builder = ResponseBuilder(history=False)
 
             def on_next(event: Event) -> None:
                 try:

@@ -32,7 +32,7 @@ def tool_calls() -> Callable[[Observable[Event]], Observable[ToolCallBlock]]:
         def subscribe(
             observer: abc.ObserverBase[ToolCallBlock], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            builder = ResponseBuilder()
+            builder = ResponseBuilder(history=False)
             pending: set[int] = set()
 
             def emit(index: int) -> None:

@@ -81,14 +81,16 @@ class SSEPayloadDecoder(Decoder):
         try:
             too_large: FrameTooLargeError | None = None
             try:
-                frames = self._sse.decode(chunk)
+                frames = self._sse.decode_payloads(chunk)
             except FrameTooLargeError as error:
                 frames, too_large = error.frames, error
-            for event in frames:
+            for frame in frames:
                 if self.finished:
                     self.ignored_frames += 1
+                elif type(frame) is bytes:
+                    self._data(frame, out)
                 else:
-                    self._event(event, out)
+                    self._event(frame, out)  # type: ignore[arg-type]
             if too_large is not None and not self.finished:
                 raise too_large
         except LlmRxError as error:
@@ -137,6 +139,11 @@ class SSEPayloadDecoder(Decoder):
     @abstractmethod
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         """Decode one SSE event into ``out``."""
+
+    def _data(self, data: bytes, out: list[Event]) -> None:
+        """Decode the data of a plain ``message`` event (the hot path; override to skip
+        making an ``SSEEvent``)."""
+        self._event(SSEEvent("message", data), out)
 
     @abstractmethod
     def _eof(self, out: list[Event]) -> None:

@@ -14,11 +14,11 @@ neither is a truncation.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
-from ..errors import IncompleteStreamError, ProviderError
+from ..errors import IncompleteStreamError, ProviderError, WireFormatError
 from ..events import (
     BlockStart,
     BlockStop,
@@ -43,6 +43,7 @@ from .sse import SSEEvent
 __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
 
 _new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+_loads = orjson.loads
 
 # Chunk fields that are per-chunk framing, not message metadata.
 _CHUNK_FIELDS = frozenset({"id", "object", "created", "model", "choices", "usage", "obfuscation"})
@@ -188,8 +189,20 @@ class _Choice:
         self.fields = _Fields(_CHOICE_FIELDS)
 
 
+class _Layout(NamedTuple):
+    """The shape of the last plain text chunk: a chunk of the same shape, whose metadata
+    values are the same, decodes to one ``TextDelta`` without the general path."""
+
+    keys: tuple[str, ...]
+    extras: tuple[tuple[str, Any], ...]  # metadata fields and their values
+    choice_keys: tuple[str, ...]
+    choice_extras: tuple[tuple[str, Any], ...]  # the choice's index and metadata fields
+    choice: _Choice
+
+
 class OpenAIChatDecoder(SSEPayloadDecoder):
     provider = "openai-chat"
+    fast_path = True  # (tests turn it off to check it decodes exactly as the general path)
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
@@ -198,17 +211,61 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         self._fields = _Fields(_CHUNK_FIELDS)
         self._pending_extra: dict[str, Any] = {}
         self._last_usage: Any = None
+        self._layout: _Layout | None = None
 
     # -- frames ----------------------------------------------------------------------------
+
+    def _data(self, data: bytes, out: list[Event]) -> None:
+        layout = self._layout
+        if layout is None or data[:1] != b"{":
+            self._event(SSEEvent("message", data), out)
+            return
+        try:
+            chunk = _loads(data)
+        except orjson.JSONDecodeError:
+            self._event(SSEEvent("message", data), out)  # (the general path says why)
+            return
+        if type(chunk) is dict and tuple(chunk) == layout.keys:
+            for key, value in layout.extras:
+                if chunk[key] != value:
+                    break
+            else:
+                choices = chunk["choices"]
+                raw = choices[0] if len(choices) == 1 else None
+                if raw is not None and tuple(raw) == layout.choice_keys:
+                    for key, value in layout.choice_extras:
+                        if raw[key] != value:
+                            break
+                    else:
+                        delta = raw["delta"]
+                        content = delta.get("content") if delta.__class__ is dict else None
+                        if (
+                            content.__class__ is str
+                            and len(delta) == 1
+                            and raw.get("finish_reason") is None
+                            and not raw.get("logprobs")
+                            and raw.get("usage") is None
+                            and chunk.get("usage") is None
+                        ):
+                            if content:
+                                out.append(_new(TextDelta, (layout.choice.text, content)))
+                            return
+        self._chunk(chunk, data, "message", out)
 
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         data = event.data
         if data == b"[DONE]":
             self._done(out, inferred_from="[DONE]")
             return
-        chunk = self._json(event)
+        self._chunk(self._json(event), data, event.event, out)
+
+    def _chunk(self, chunk: Any, data: bytes, name: str, out: list[Event]) -> None:
+        """The general path: any chunk of any host."""
+        self._layout = None
+        if type(chunk) is not dict:
+            raise WireFormatError("a frame is not a JSON object", data)
         error = chunk.get("error")
-        if event.event == "error" or error:
+        if name == "error" or error:
             self._usage(chunk, out)
             message = "the provider reported an error"
             if isinstance(error, dict):
@@ -230,6 +287,34 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             for raw_choice in choices:
                 self._choice(raw_choice, out)
         self._usage(chunk, out)
+        if self.fast_path and choices and len(choices) == 1:
+            self._learn_layout(chunk, choices[0])
+
+    def _learn_layout(self, chunk: dict[str, Any], raw: Any) -> None:
+        """Remember the shape of a plain text chunk for :meth:`_data`."""
+        delta = raw.get("delta") if type(raw) is dict else None
+        choice = self._choices.get(raw.get("index", 0)) if delta else None
+        if (
+            choice is None
+            or choice.text is None
+            or choice.finished
+            or type(delta) is not dict
+            or len(delta) != 1
+            or type(delta.get("content")) is not str
+            or raw.get("finish_reason") is not None
+            or raw.get("logprobs")
+            or raw.get("usage") is not None
+            or chunk.get("usage") is not None
+            or "index" not in raw
+        ):
+            return
+        self._layout = _Layout(
+            tuple(chunk),
+            tuple((k, v) for k, v in chunk.items() if k not in _CHUNK_FIELDS),
+            tuple(raw),
+            tuple((k, v) for k, v in raw.items() if k not in _CHOICE_FIELDS or k == "index"),
+            choice,
+        )
 
     def _eof(self, out: list[Event]) -> None:
         if self._choices and all(choice.finished for choice in self._choices.values()):

@@ -22,7 +22,7 @@ arrived whole in one chunk, so the outcome does not depend on chunking either.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import FrameTooLargeError
 
@@ -46,6 +46,10 @@ class SSEEvent(NamedTuple):
     """The last event id seen so far, if any."""
 
 
+def _events(items: list[Any]) -> list[SSEEvent]:
+    return [item if type(item) is SSEEvent else SSEEvent("message", item) for item in items]
+
+
 class SSEDecoder:
     """Incremental SSE framer: ``decode(bytes) -> list[SSEEvent]`` and ``flush()``."""
 
@@ -60,8 +64,19 @@ class SSEDecoder:
         self._skip_lf = False  # the last chunk ended in "\r": a "\n" first in the next is its pair
         self._started = False  # past the BOM check
         self._head = b""  # first bytes held until the BOM check can be decided
+        self._names: dict[bytes, str] = {}  # event names seen, decoded once
 
     def decode(self, chunk: bytes) -> list[SSEEvent]:
+        """The events ``chunk`` completed."""
+        try:
+            return _events(self.decode_payloads(chunk))
+        except FrameTooLargeError as error:
+            error.frames = _events(error.frames)
+            raise
+
+    def decode_payloads(self, chunk: bytes) -> list[bytes | SSEEvent]:
+        """Like :meth:`decode`, but a plain ``message`` event (no name, no id so far) is
+        given as its ``data`` bytes alone: the hot path makes no object per event."""
         if not self._started:
             chunk = self._strip_bom(chunk)
             if not chunk:
@@ -87,20 +102,46 @@ class SSEDecoder:
             chunk = b"".join(pending)
             pending.clear()
             self._pending_size = 0
-        blocks = chunk.split(b"\n\n")
-        rest = blocks.pop()
-        events: list[SSEEvent] = []
+        end = chunk.rfind(b"\n\n")
+        body, rest = chunk[:end], chunk[end + 2 :]
+        events: list[bytes | SSEEvent]
         limit = self.max_frame
-        for block in blocks:
-            if len(block) > limit:
-                raise self._too_large(block, events)
-            # Fast path: the usual event is one "data: ..." line.
-            if block.startswith(b"data: ") and b"\n" not in block:
-                self.recognised = True
-                if len(block) > 6:
-                    events.append(SSEEvent("message", block[6:], self.last_event_id))
-            elif block:
-                self._parse_block(block, events)
+        if (
+            body.startswith(b"data: ")
+            and self.last_event_id is None
+            and body.count(b"\n") == 2 * body.count(b"\n\ndata: ")
+        ):
+            # Fast path: every event of the batch is one "data: ..." line (C-level work only).
+            self.recognised = True
+            payloads = body[6:].split(b"\n\ndata: ")
+            if max(map(len, payloads)) + 6 > limit:
+                too_long = next(p for p in payloads if len(p) + 6 > limit)
+                done = payloads[: payloads.index(too_long)]
+                raise self._too_large(b"data: " + too_long, [p for p in done if p])
+            if b"" in payloads:  # "data: " alone dispatches nothing
+                payloads = [payload for payload in payloads if payload]
+            events = payloads  # type: ignore[assignment]  # (list is invariant)
+        else:
+            events = []
+            for block in body.split(b"\n\n"):
+                if len(block) > limit:
+                    raise self._too_large(block, events)
+                if block.startswith(b"data: ") and b"\n" not in block:
+                    self.recognised = True
+                    if len(block) > 6:
+                        data = block[6:]
+                        events.append(data if self.last_event_id is None else SSEEvent(
+                            "message", data, self.last_event_id))
+                elif block.startswith(b"event: ") and block.count(b"\n") == 1:
+                    name, _, line = block.partition(b"\n")
+                    if line.startswith(b"data: ") and len(line) > 6:  # "event: x\ndata: {...}"
+                        self.recognised = True
+                        events.append(SSEEvent(self._name(name[7:]), line[6:],
+                                               self.last_event_id))
+                    else:
+                        self._parse_block(block, events)
+                elif block:
+                    self._parse_block(block, events)
         if rest:
             try:
                 self._hold(rest)
@@ -134,7 +175,13 @@ class SSEDecoder:
             self._pending_size = 0
             raise self._too_large(head, [])
 
-    def _too_large(self, frame: bytes, events: list[SSEEvent]) -> FrameTooLargeError:
+    def _name(self, raw: bytes) -> str:
+        name = self._names.get(raw)
+        if name is None:
+            name = self._names[raw] = raw.decode("utf-8", "replace")
+        return name
+
+    def _too_large(self, frame: bytes, events: list[Any]) -> FrameTooLargeError:
         error = FrameTooLargeError(
             f"SSE event larger than the limit of {self.max_frame} bytes", frame[:200]
         )
@@ -150,7 +197,7 @@ class SSEDecoder:
         self._head = b""
         return head[len(_BOM) :] if head.startswith(_BOM) else head
 
-    def _parse_block(self, block: bytes, events: list[SSEEvent]) -> None:
+    def _parse_block(self, block: bytes, events: list[Any]) -> None:
         """The general path: a block of lines, dispatching at every blank line."""
         name = ""
         data: list[bytes] = []
@@ -182,7 +229,7 @@ class SSEDecoder:
             self.recognised = True
         self._dispatch(name, data, events)
 
-    def _dispatch(self, name: str, data: list[bytes], events: list[SSEEvent]) -> None:
+    def _dispatch(self, name: str, data: list[bytes], events: list[Any]) -> None:
         payload = b"\n".join(data)
         if payload:  # an empty data buffer dispatches nothing
             events.append(SSEEvent(name or "message", payload, self.last_event_id))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from openai.types.chat import ChatCompletion
 
 import llm_rx
@@ -9,7 +10,7 @@ from llm_rx.events import ChoiceEnd, MetadataUpdate
 from llm_rx.response import OpaqueBlock, RefusalBlock, TextBlock, ThinkingBlock
 
 from ..captures import capture
-from ..helpers import decode_events
+from ..helpers import decode_events, outcome
 from ..streams import DONE, chat_chunk, sse
 
 
@@ -129,3 +130,17 @@ def test_openai_chat_reencode_anthropic_reply() -> None:
     assert native.choices[0].finish_reason == "tool_calls"
     assert native.usage is not None
     assert native.usage.prompt_tokens == response.usage.input_tokens
+
+
+def test_openai_chat_fast_path_decodes_exactly_as_the_general_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from llm_rx.wire.openai_chat import OpenAIChatDecoder
+
+    from ..captures import CAPTURES
+
+    chats = [c for c in CAPTURES if c.provider == "openai-chat"]
+    fast = [outcome([c.data], "openai-chat") for c in chats]
+    monkeypatch.setattr(OpenAIChatDecoder, "fast_path", False)
+    slow = [outcome([c.data], "openai-chat") for c in chats]
+    assert fast == slow
