@@ -40,7 +40,7 @@ def reassemble(
     builder = ResponseBuilder(history=False)
     decoder = new_decoder(provider, max_frame)
     try:
-        decode_all(decoder, chunks, builder.feed)
+        decode_all(decoder, chunks, builder.feed_all)
     except LlmRxError as error:
         if not builder.started:
             raise

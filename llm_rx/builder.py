@@ -21,7 +21,7 @@ what arrived). Arguments that never parse are kept raw with ``arguments: None``,
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 import orjson
@@ -218,6 +218,13 @@ class ResponseBuilder:
     def feed(self, event: Event) -> None:
         self._seq += 1
         self._handlers[type(event)](event)
+
+    def feed_all(self, events: Iterable[Event]) -> None:
+        """``feed`` each event in turn (one call for a chunk's events)."""
+        handlers = self._handlers
+        for event in events:
+            self._seq += 1
+            handlers[type(event)](event)
 
     @property
     def started(self) -> bool:

@@ -16,7 +16,7 @@ def decode_events(
     """Every event the chunks decode to, and the error that ended them (or ``None``)."""
     events: list[Event] = []
     try:
-        decode_all(new_decoder(provider), chunks, events.append)
+        decode_all(new_decoder(provider), chunks, events.extend)
     except LlmRxError as error:
         return events, error
     return events, None

@@ -40,8 +40,10 @@ def _observable(
         def stopped() -> bool:
             return disposed
 
-        def emit(event: Event) -> None:
-            if not disposed:
+        def emit(events: list[Event]) -> None:
+            for event in events:
+                if disposed:
+                    return
                 observer.on_next(event)
 
         def run(_: abc.SchedulerBase, __: Any = None) -> None:

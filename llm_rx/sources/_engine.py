@@ -30,21 +30,21 @@ def source_failed(error: BaseException) -> LlmRxError:
 def decode_all(
     decoder: Decoder,
     chunks: Iterable[bytes],
-    emit: Callable[[Event], None],
+    emit: Callable[[list[Event]], None],
     stopped: Callable[[], bool] = lambda: False,
 ) -> None:
-    """Feed every chunk, then EOF, emitting events in order; a decoding error is raised after
-    the events decoded before it were emitted. Returns early once ``stopped()``."""
+    """Feed every chunk, then EOF, emitting the events of each chunk in order (as one list);
+    a decoding error is raised after the events decoded before it were emitted. Returns early
+    once ``stopped()``."""
     try:
         for chunk in chunks:
             if stopped():
                 return
-            for event in decoder.decode(bytes(chunk)):
-                emit(event)
+            events = decoder.decode(chunk if chunk.__class__ is bytes else bytes(chunk))
+            if events:
+                emit(events)
         if not stopped():
-            for event in decoder.flush():
-                emit(event)
+            emit(decoder.flush())
     except LlmRxError as error:
-        for event in getattr(error, "events", ()):
-            emit(event)
+        emit(getattr(error, "events", []))
         raise

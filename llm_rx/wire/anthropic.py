@@ -42,6 +42,8 @@ from .sse import SSEEvent
 
 __all__ = ["AnthropicDecoder", "usage_from_anthropic"]
 
+_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+
 _STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
     "max_tokens": "max_tokens",
@@ -112,6 +114,29 @@ class AnthropicDecoder(SSEPayloadDecoder):
 
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         frame = self._json(event)
+        if event.event == "content_block_delta" and frame.get("type") == "content_block_delta":
+            # The hot path: a text, thinking or argument delta for an open block.
+            wire = frame.get("index")
+            index = self._blocks.get(wire) if wire.__class__ is int else None
+            delta = frame.get("delta")
+            if index is not None and delta.__class__ is dict and wire not in self._opaque:
+                kind = delta.get("type")
+                if kind == "text_delta":
+                    text = delta.get("text")
+                    if text.__class__ is str:
+                        out.append(_new(TextDelta, (index, text)))
+                        return
+                elif kind == "thinking_delta":
+                    text = delta.get("thinking")
+                    if text.__class__ is str:
+                        out.append(_new(ThinkingDelta, (index, text)))
+                        return
+                elif kind == "input_json_delta":
+                    fragment = delta.get("partial_json")
+                    if fragment.__class__ is str:
+                        if fragment:
+                            out.append(_new(ToolArgsDelta, (index, fragment)))
+                        return
         kind = frame.get("type")
         if event.event == "error":
             kind = "error"
