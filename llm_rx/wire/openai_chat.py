@@ -190,8 +190,9 @@ class _Choice:
 
 
 class _Layout(NamedTuple):
-    """The shape of the last plain text chunk: a chunk of the same shape, whose metadata
-    values are the same, decodes to one ``TextDelta`` without the general path."""
+    """The shape of the last plain chunk (one choice, one text delta or argument fragment):
+    a chunk of the same shape, whose metadata values are the same, decodes without the
+    general path."""
 
     keys: tuple[str, ...]
     extras: tuple[tuple[str, Any], ...]  # metadata fields and their values
@@ -238,19 +239,46 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                             break
                     else:
                         delta = raw["delta"]
-                        content = delta.get("content") if delta.__class__ is dict else None
                         if (
-                            content.__class__ is str
+                            delta.__class__ is dict
                             and len(delta) == 1
                             and raw.get("finish_reason") is None
                             and not raw.get("logprobs")
                             and raw.get("usage") is None
                             and chunk.get("usage") is None
+                            and self._fast_delta(layout.choice, delta, out)
                         ):
-                            if content:
-                                out.append(_new(TextDelta, (layout.choice.text, content)))
                             return
         self._chunk(chunk, data, "message", out)
+
+    @staticmethod
+    def _fast_delta(choice: _Choice, delta: dict[str, Any], out: list[Event]) -> bool:
+        """Decode a one-field delta of the two common kinds (text to the open text block, an
+        argument fragment of a known call); ``False`` leaves it to the general path."""
+        content = delta.get("content")
+        if content.__class__ is str:
+            if choice.text is None:
+                return False
+            if content:
+                out.append(_new(TextDelta, (choice.text, content)))
+            return True
+        calls = delta.get("tool_calls")
+        if calls.__class__ is not list or len(calls) != 1:
+            return False
+        call = calls[0]
+        if call.__class__ is not dict or len(call) != 2:  # "index" and "function" alone
+            return False
+        entry = choice.tools.get(call.get("index"))
+        function = call.get("function")
+        if entry is None or function.__class__ is not dict or len(function) != 1:
+            return False
+        arguments = function.get("arguments")
+        if arguments.__class__ is not str:
+            return False
+        choice.last_tool = entry[0]
+        if arguments:
+            out.append(_new(ToolArgsDelta, (entry[0], arguments)))
+        return True
 
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         data = event.data
@@ -291,16 +319,15 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             self._learn_layout(chunk, choices[0])
 
     def _learn_layout(self, chunk: dict[str, Any], raw: Any) -> None:
-        """Remember the shape of a plain text chunk for :meth:`_data`."""
+        """Remember the shape of a plain text or argument-fragment chunk for :meth:`_data`."""
         delta = raw.get("delta") if type(raw) is dict else None
         choice = self._choices.get(raw.get("index", 0)) if delta else None
         if (
             choice is None
-            or choice.text is None
             or choice.finished
             or type(delta) is not dict
             or len(delta) != 1
-            or type(delta.get("content")) is not str
+            or not ("content" in delta or "tool_calls" in delta)
             or raw.get("finish_reason") is not None
             or raw.get("logprobs")
             or raw.get("usage") is not None
