@@ -22,11 +22,38 @@ _PROPERTY = settings(
 def _terminal_offset(capture: Capture) -> int:
     """Where the frame that lets the stream count as finished starts."""
     data = capture.data
+    if capture.provider == "bedrock-converse":
+        return _eventstream_offset(data, b"messageStop")
     if capture.provider == "anthropic":
         match = re.search(rb'(?:event: ?message_stop\r?\n)?data: ?\{"type": ?"message_stop"', data)
+    elif capture.provider == "ollama":
+        match = re.search(rb'^[^\n]*"done": ?true', data, re.M)
+    elif capture.provider == "gemini":
+        if data.lstrip()[:1] == b"[":  # the JSON-array form ends only with its closing "]"
+            return data.rindex(b"]")
+        match = re.search(rb'data: ?[^\n]*"finishReason": ?["1-9]', data)
+    elif capture.provider == "openai-responses":
+        match = re.search(
+            rb'(?:event: ?[\w.]+\r?\n)?data: ?[^\n]*"type": ?'
+            rb'"(?:response\.completed|response\.incomplete|response\.failed|error)"',
+            data,
+        )
     else:
         match = re.search(rb'data: ?[^\n]*"finish_reason": ?"|data: ?\[DONE\]', data)
     return match.start() if match else len(data)
+
+
+def _eventstream_offset(data: bytes, event_type: bytes) -> int:
+    """Where the first AWS event-stream message with ``:event-type`` ``event_type`` starts
+    (read from the length prefixes, not through llm-rx)."""
+    header = b":event-type\x07" + len(event_type).to_bytes(2, "big") + event_type
+    pos = 0
+    while pos + 12 <= len(data):
+        total = int.from_bytes(data[pos : pos + 4], "big")
+        if header in data[pos : pos + total]:
+            return pos
+        pos += total
+    return len(data)
 
 
 @pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)

@@ -8,26 +8,38 @@ re-encoded from its canonical fields.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
 from ..response import Response
 from .anthropic import to_anthropic
+from .bedrock import to_bedrock
+from .gemini import to_gemini
+from .ollama import to_ollama
 from .openai_chat import to_openai_chat
+from .openai_responses import to_openai_responses
 
-__all__ = ["to_native"]
+__all__ = ["ENCODERS", "to_native"]
 
-_ENCODERS: dict[str, Callable[[Response], dict[str, Any]]] = {
+ENCODERS: dict[str, Callable[[Response], dict[str, Any]]] = {
     "anthropic": to_anthropic,
+    "bedrock-converse": to_bedrock,
+    "gemini": to_gemini,
+    "ollama": to_ollama,
     "openai-chat": to_openai_chat,
+    "openai-responses": to_openai_responses,
 }
 
 
 def to_native(response: Response, provider: str) -> dict[str, Any]:
-    """The non-stream JSON body (a ``dict``) of ``provider`` for ``response``."""
-    encoder = _ENCODERS.get(provider)
+    """The non-stream JSON body (a ``dict``) of ``provider`` for ``response``.
+
+    The body is the caller's own: nothing in it is shared with the (frozen) ``response``.
+    """
+    encoder = ENCODERS.get(provider)
     if encoder is None:
         raise ValueError(
-            f"no native encoder for {provider!r}; available: {', '.join(sorted(_ENCODERS))}"
+            f"no native encoder for {provider!r}; available: {', '.join(sorted(ENCODERS))}"
         )
-    return encoder(response)
+    return copy.deepcopy(encoder(response))

@@ -162,6 +162,8 @@ def _choice(
     extra: dict[str, Any],
     same_provider: bool,
 ) -> dict[str, Any]:
+    if not same_provider:  # another provider's spelling notes mean nothing here
+        blocks = [block.model_copy(update={"meta": None}) for block in blocks]
     out: dict[str, Any] = {
         "index": index,
         "message": _message(blocks),

@@ -1,9 +1,8 @@
 """Which decoder reads which provider's stream, and telling the provider from the first bytes.
 
-Provider ids: ``openai-chat``, ``anthropic`` (decoded here), and the formats recognised by
-:func:`sniff` whose decoders are not part of this release (``openai-responses``, ``gemini``,
-``ollama``, ``bedrock-converse``): asking for one of those raises a clear
-:class:`WireFormatError` rather than misreading the bytes.
+Provider ids: ``openai-chat``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``,
+``bedrock-converse``, all decoded here and recognised by :func:`sniff`; a recognised format
+without a decoder raises a clear :class:`WireFormatError` rather than misreading the bytes.
 """
 
 from __future__ import annotations
@@ -11,11 +10,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import orjson
+
 from ..errors import LlmRxError, WireFormatError
 from ..events import Event
 from .anthropic import AnthropicDecoder
 from .base import Decoder, attach_events
+from .bedrock import BedrockDecoder
+from .gemini import GeminiDecoder
+from .ollama import OllamaDecoder
 from .openai_chat import OpenAIChatDecoder
+from .openai_responses import OpenAIResponsesDecoder
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["DECODERS", "PROVIDERS", "SniffingDecoder", "make_decoder", "sniff"]
@@ -23,6 +28,10 @@ __all__ = ["DECODERS", "PROVIDERS", "SniffingDecoder", "make_decoder", "sniff"]
 DECODERS: dict[str, Callable[[int], Decoder]] = {
     "openai-chat": OpenAIChatDecoder,
     "anthropic": AnthropicDecoder,
+    "ollama": OllamaDecoder,
+    "bedrock-converse": BedrockDecoder,
+    "openai-responses": OpenAIResponsesDecoder,
+    "gemini": GeminiDecoder,
 }
 #: Every provider id the library knows; those not in ``DECODERS`` are recognised only.
 PROVIDERS = (
@@ -66,7 +75,8 @@ def sniff(head: bytes) -> str | None:
         if b"\n" in text or b'"done"' in text:
             return "ollama"
         return None
-    for line in text.split(b"\n"):
+    lines = text.split(b"\n")
+    for number, line in enumerate(lines):
         stripped = line.strip()
         if stripped.startswith(b"event:"):
             name = stripped[6:].strip()
@@ -89,9 +99,21 @@ def sniff(head: bytes) -> str | None:
                     return "openai-responses"
                 if kind.startswith((b"message_", b"content_block", b"ping")):
                     return "anthropic"
+            if number < len(lines) - 1 and _top_level_type(payload).startswith("response."):
+                return "openai-responses"  # "type" after nested ones (Bedrock's key order)
             if b'"error"' in payload and (b"\n\n" in text or text.endswith(b"\n")):
                 return "openai-chat"
     return None
+
+
+def _top_level_type(payload: bytes) -> str:
+    """The ``type`` of a whole JSON object payload, or ``""``."""
+    try:
+        value = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return ""
+    kind = value.get("type") if isinstance(value, dict) else None
+    return kind if isinstance(kind, str) else ""
 
 
 class SniffingDecoder(Decoder):

@@ -96,3 +96,13 @@ def test_anthropic_reencode_openai_reply() -> None:
     assert [b.type for b in message.content] == ["tool_use", "tool_use"]
     assert message.stop_reason == "tool_use"
     assert message.usage.input_tokens == response.usage.input_tokens
+
+
+def test_to_native_body_shares_nothing_with_the_response() -> None:
+    response = llm_rx.reassemble(capture("anthropic/thinking-signature.sse").data)
+    body = llm_rx.to_native(response, "anthropic")
+    body["usage"]["cache_creation"]["ephemeral_5m_input_tokens"] = -1  # a nested dict
+    body["content"][0]["signature"] = "edited"
+    assert response.usage.native is not None
+    assert response.usage.native["cache_creation"]["ephemeral_5m_input_tokens"] == 0
+    assert llm_rx.to_native(response, "anthropic")["content"][0]["signature"] != "edited"

@@ -1,0 +1,114 @@
+"""A ``Response`` as an AWS Bedrock ``Converse`` body.
+
+``{"output": {"message": {"role": "assistant", "content": [...]}}, "stopReason": ...,
+"usage": {...}, "metrics": {...}}``, content blocks in Converse spelling: ``{"text"}``,
+``{"reasoningContent": {"reasoningText": {"text", "signature"}}}`` or
+``{"reasoningContent": {"redactedContent"}}``, ``{"toolUse": {"toolUseId", "name",
+"input"}}``, and a Bedrock reply's server-tool blocks verbatim. Usage, metrics and the other
+fields a Bedrock stream carried come back as they were; a reply of another provider is
+re-encoded from its canonical fields (``inputTokens`` then excludes the cached tokens, as
+Bedrock counts them). What nobody reported is left out (``usage`` when no count arrived,
+``metrics`` for another provider's reply), never made up as zeros.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..response import (
+    Block,
+    OpaqueBlock,
+    RefusalBlock,
+    Response,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    Usage,
+)
+
+__all__ = ["to_bedrock"]
+
+_STOP: dict[StopReason, str] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "stop_sequence": "stop_sequence",
+    "content_filter": "content_filtered",
+    "refusal": "end_turn",
+    "pause_turn": "end_turn",
+}
+
+
+def _usage(usage: Usage, same_provider: bool) -> dict[str, Any] | None:
+    if same_provider and usage.native is not None:
+        return dict(usage.native)
+    if not usage.reported:
+        return None
+    read = usage.cache_read_tokens
+    write = usage.cache_write_tokens
+    total = usage.input_tokens
+    fresh = total - (read or 0) - (write or 0) if total is not None else 0
+    output = usage.output_tokens or 0
+    out: dict[str, Any] = {
+        "inputTokens": fresh,
+        "outputTokens": output,
+        "totalTokens": (total or 0) + output,
+    }
+    if read is not None:
+        out["cacheReadInputTokens"] = read
+    if write is not None:
+        out["cacheWriteInputTokens"] = write
+    return out
+
+
+def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
+    if isinstance(block, TextBlock):
+        if block.citations and same_provider:
+            return {"citationsContent": {"content": [{"text": block.text}],
+                                         "citations": list(block.citations)}}
+        return {"text": block.text}
+    if isinstance(block, ThinkingBlock):
+        if block.redacted:
+            return {"reasoningContent": {"redactedContent": block.signature or ""}}
+        reasoning: dict[str, Any] = {"text": block.text}
+        if block.signature is not None:
+            reasoning["signature"] = block.signature
+        return {"reasoningContent": {"reasoningText": reasoning}}
+    if isinstance(block, ToolCallBlock):
+        arguments = block.arguments
+        if arguments is None:  # never parsed: keep the evidence as a string
+            arguments = {"_raw_arguments": block.raw_arguments}
+        tool: dict[str, Any] = {"toolUseId": block.id or "", "name": block.name or "",
+                                "input": arguments}
+        if same_provider:  # the wire's other toolUse fields (``type``)
+            tool.update((block.meta or {}).get("toolUse") or {})
+        return {"toolUse": tool}
+    if isinstance(block, RefusalBlock):
+        return {"text": block.text}
+    if same_provider and isinstance(block, OpaqueBlock) and isinstance(block.raw, dict):
+        return dict(block.raw)
+    return None  # an opaque block of another provider has no Converse form
+
+
+def to_bedrock(response: Response) -> dict[str, Any]:
+    """The body of ``POST /model/{modelId}/converse``."""
+    same = response.provider == "bedrock-converse"
+    extra = dict(response.extra) if same else {}
+    content = [out for block in response.content if (out := _block(block, same)) is not None]
+    native = response.native_stop_reason if same else None
+    stop = native if isinstance(native, str) else (
+        _STOP.get(response.stop_reason) if response.stop_reason is not None else None
+    )
+    body: dict[str, Any] = {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": stop,
+    }
+    usage = _usage(response.usage, same)
+    if usage is not None:
+        body["usage"] = usage
+    if "metrics" in extra:
+        body["metrics"] = extra.pop("metrics")
+    for key, value in extra.items():
+        body.setdefault(key, value)
+    return body

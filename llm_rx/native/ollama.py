@@ -1,0 +1,125 @@
+"""A ``Response`` as an Ollama ``/api/chat`` body, or ``/api/generate`` for a generate reply.
+
+A reply decoded from ``/api/generate`` (its blocks say so, or it carried ``context``) comes
+back as a generate body (``response``, ``thinking``, ``context``); anything else as a chat
+body (``message`` with ``content``, ``thinking``, ``tool_calls``). Tool-call ``arguments`` are
+objects, as Ollama sends them; arguments that never parsed come back as
+``{"_raw_arguments": "..."}`` rather than being lost. Timings and ``created_at`` are the
+stream's (an Ollama reply's); a reply of another provider has none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..response import (
+    Block,
+    RefusalBlock,
+    Response,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+
+__all__ = ["to_ollama"]
+
+_DONE: dict[StopReason, str] = {
+    "end_turn": "stop",
+    "tool_use": "stop",
+    "stop_sequence": "stop",
+    "refusal": "stop",
+    "pause_turn": "stop",
+    "content_filter": "stop",
+    "max_tokens": "length",
+}
+
+
+def _generate(response: Response) -> bool:
+    if "context" in response.extra and response.provider == "ollama":
+        return True
+    return any(
+        (block.meta or {}).get("endpoint") == "generate"
+        for block in response.content
+        if isinstance(block, (TextBlock, ThinkingBlock))
+    )
+
+
+def _tool_call(call: ToolCallBlock, same_provider: bool) -> dict[str, Any]:
+    # The wire's extra fields of a call (``function.index``) are Ollama's only if it came
+    # from Ollama: ``call.<key>`` and ``function.<key>`` in the block's meta.
+    meta = (call.meta or {}) if same_provider else {}
+    arguments = call.arguments
+    if not isinstance(arguments, dict):  # never parsed (or not an object): keep the evidence
+        arguments = {"_raw_arguments": call.raw_arguments}
+    out: dict[str, Any] = {"id": call.id} if call.id else {}
+    function: dict[str, Any] = {}
+    for key, value in meta.items():
+        place, _, name = key.partition(".")
+        if place == "call":
+            out[name] = value
+        elif place == "function":
+            function[name] = value
+    function["name"] = call.name or ""
+    function["arguments"] = arguments
+    out["function"] = function
+    return out
+
+
+def _texts(blocks: list[Block]) -> tuple[str, str | None]:
+    text = "".join(
+        block.text for block in blocks if isinstance(block, (TextBlock, RefusalBlock))
+    )
+    thinking = [block.text for block in blocks
+                if isinstance(block, ThinkingBlock) and not block.redacted]
+    return text, "".join(thinking) if thinking else None
+
+
+def to_ollama(response: Response) -> dict[str, Any]:
+    """The body of ``POST /api/chat`` (or ``/api/generate``) with ``"stream": false``."""
+    same = response.provider == "ollama"
+    extra = dict(response.extra) if same else {}
+    body: dict[str, Any] = {"model": response.model or ""}
+    if "created_at" in extra:
+        body["created_at"] = extra.pop("created_at")
+    text, thinking = _texts(response.content)
+    if _generate(response):
+        body["response"] = text
+        if thinking is not None:
+            body["thinking"] = thinking
+    else:
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if thinking is not None:
+            message["thinking"] = thinking
+        calls = [block for block in response.content if isinstance(block, ToolCallBlock)]
+        if calls:
+            message["tool_calls"] = [_tool_call(call, same) for call in calls]
+        if same:
+            for key, value in response.choice_extra.items():
+                message.setdefault(key, value)
+        body["message"] = message
+    body["done"] = response.complete
+    native = response.native_stop_reason if same else None
+    if isinstance(native, str):
+        body["done_reason"] = native
+    elif response.complete and response.stop_reason in _DONE:
+        body["done_reason"] = _DONE[response.stop_reason]
+    if "context" in extra:
+        body["context"] = extra.pop("context")
+    usage = response.usage
+    for key in ("total_duration", "load_duration"):
+        if key in extra:
+            body[key] = extra.pop(key)
+    if usage.input_tokens is not None:
+        body["prompt_eval_count"] = usage.input_tokens
+    if "prompt_eval_duration" in extra:
+        body["prompt_eval_duration"] = extra.pop("prompt_eval_duration")
+    if usage.output_tokens is not None:
+        body["eval_count"] = usage.output_tokens
+    if "eval_duration" in extra:
+        body["eval_duration"] = extra.pop("eval_duration")
+    if response.logprobs and response.logprobs.get("content"):
+        body["logprobs"] = list(response.logprobs["content"])
+    for key, value in extra.items():
+        body.setdefault(key, value)
+    return body

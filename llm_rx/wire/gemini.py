@@ -1,0 +1,504 @@
+"""Gemini ``streamGenerateContent`` streams, in both of their forms.
+
+With ``alt=sse`` each chunk is an SSE event; without it the body is one JSON array whose
+elements arrive one by one. The first bytes tell which (``[`` or not), so one decoder, with no
+options, reads both, and the same chunks give the same events in either form.
+
+Each chunk is a ``GenerateContentResponse``: candidates (choices) with parts. Every part is
+read, in order (a chunk may hold a thought, text and several calls). Consecutive text parts of
+one kind (text, or ``thought`` text as thinking) form one block only while neither carries a
+``thoughtSignature``: a signed part is a block of its own, even with empty text, and the
+signature stays on it byte for byte; an unsigned empty text part adds nothing. A
+``functionCall`` is a tool call (``raw_arguments`` the compact JSON of ``args``, key order
+kept); Vertex ``partialArgs`` / ``willContinue`` fragments are written out as JSON text as
+they arrive, and the call ends at a part without ``willContinue`` (the ``{}`` terminator).
+Other parts (``executableCode``, ``codeExecutionResult``, ``inlineData`` ...) are ``opaque``
+blocks, verbatim. Candidate fields (``safetyRatings``, ``groundingMetadata``,
+``urlContextMetadata``, ``finishMessage`` ...) and top-level ones (``createTime``,
+``promptFeedback``) are metadata. ``usageMetadata`` is repeated, cumulative, on every chunk:
+each change is a snapshot. Enums may come as integers (``enum-encoding=int``): ``finishReason``
+is read either way (``1`` is ``STOP``).
+
+End of stream: the wire has no terminal frame but a ``finishReason`` (a blocked prompt's
+``promptFeedback.blockReason`` counts too). In the SSE form, EOF after a finish reason for
+every candidate is complete and EOF before is a truncation. The JSON-array form must also
+close its array: its ``]`` ends the reply (complete if every candidate finished, else a
+truncation), and EOF before the ``]`` is a truncation even after a finish reason. So a stream
+cut before its finish reason is interrupted in either form, and a whole one complete in both.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+import orjson
+
+from ..errors import IncompleteStreamError, LlmRxError, ProviderError, WireFormatError
+from ..events import (
+    BlockStart,
+    BlockStop,
+    ChoiceEnd,
+    Event,
+    MessageStop,
+    MetadataUpdate,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+    UsageUpdate,
+)
+from ..response import StopReason, Usage
+from .base import SSEPayloadDecoder, attach_events
+from .json_array import JSONArrayDecoder
+from .sse import DEFAULT_MAX_FRAME, SSEEvent
+
+__all__ = ["FINISH_REASONS", "GeminiDecoder", "finish_name", "usage_from_gemini"]
+
+_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+_loads = orjson.loads
+
+#: ``finishReason`` names by their number (Gemini API ``Candidate.FinishReason``).
+FINISH_REASONS: dict[int, str] = {
+    0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION",
+    5: "OTHER", 6: "LANGUAGE", 7: "BLOCKLIST", 8: "PROHIBITED_CONTENT", 9: "SPII",
+    10: "MALFORMED_FUNCTION_CALL", 11: "IMAGE_SAFETY", 12: "UNEXPECTED_TOOL_CALL",
+    13: "TOO_MANY_TOOL_CALLS", 14: "IMAGE_PROHIBITED_CONTENT", 15: "IMAGE_OTHER",
+    16: "NO_IMAGE", 17: "IMAGE_RECITATION",
+}
+_FILTERED = ("SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+             "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR")
+_FAILED = ("MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS",
+           "MISSING_THOUGHT_SIGNATURE", "MALFORMED_RESPONSE")
+_STOP: dict[str, StopReason] = {
+    "STOP": "end_turn", "MAX_TOKENS": "max_tokens",
+    **dict.fromkeys(_FILTERED, "content_filter"), **dict.fromkeys(_FAILED, "error"),
+}
+_CHUNK_FIELDS = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
+_CANDIDATE_FIELDS = frozenset({"content", "finishReason"})
+_TEXT_FIELDS = frozenset({"text", "thought", "thoughtSignature"})
+_CALL_FIELDS = frozenset({"functionCall", "thoughtSignature"})
+_PART_META = frozenset({"thought", "thoughtSignature", "partMetadata", "videoMetadata",
+                        "mediaResolution"})
+_BOM = b"\xef\xbb\xbf"
+_SPACE = b" \t\r\n"
+_PATH = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
+
+
+def _int(value: Any) -> int | None:
+    return value if value.__class__ is int else None
+
+
+def usage_from_gemini(raw: dict[str, Any]) -> Usage:
+    """Canonical usage from ``usageMetadata``: output counts the thoughts too."""
+    get = raw.get
+    candidates = _int(get("candidatesTokenCount"))
+    thoughts = _int(get("thoughtsTokenCount"))
+    if thoughts is None:
+        output = candidates
+    else:
+        output = thoughts if candidates is None else candidates + thoughts
+    return Usage(
+        input_tokens=_int(get("promptTokenCount")),
+        output_tokens=output,
+        cache_read_tokens=_int(get("cachedContentTokenCount")),
+        reasoning_tokens=thoughts,
+        native=raw,
+    )
+
+
+def finish_name(native: Any) -> Any:
+    """A ``finishReason`` (or a number standing for one) as its name."""
+    return FINISH_REASONS.get(native, native) if isinstance(native, int) else native
+
+
+class _Fields:
+    """The fields of an object outside a known set that changed since the last one."""
+
+    __slots__ = ("_extra", "_keys", "known", "values")
+
+    def __init__(self, known: frozenset[str]) -> None:
+        self.known = known
+        self.values: dict[str, Any] = {}
+        self._keys: tuple[str, ...] = ()
+        self._extra: tuple[str, ...] = ()
+
+    def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        keys = tuple(obj)
+        if keys != self._keys:  # chunks of one stream mostly share a layout
+            self._keys = keys
+            self._extra = tuple(key for key in keys if key not in self.known)
+        changed: dict[str, Any] | None = None
+        for key in self._extra:
+            value = obj[key]
+            if key not in self.values or self.values[key] != value:
+                self.values[key] = value
+                if changed is None:
+                    changed = {}
+                changed[key] = value
+        return changed
+
+
+class _Args:
+    """Vertex ``partialArgs`` written as the JSON text of the arguments, as they arrive.
+
+    Each value is placed at its ``jsonPath``, opening and closing objects and arrays on the
+    way; a string with ``willContinue`` stays open for the next fragment at the same path.
+    Paths arrive depth first; one that goes back into a container already closed would give a
+    repeated key (the text is never rewritten).
+    """
+
+    __slots__ = ("open_string", "stack")
+
+    def __init__(self) -> None:
+        self.stack: list[list[Any]] = []  # open containers: [path segment, is array, count]
+        self.open_string: tuple[Any, ...] | None = None
+
+    def add(self, arg: dict[str, Any]) -> str:
+        path = tuple(
+            int(m[2]) if m.lastindex == 2 else m[m.lastindex or 1]
+            for m in _PATH.finditer(str(arg.get("jsonPath", "")))
+        )
+        more = bool(arg.get("willContinue"))
+        text = arg.get("stringValue")
+        out = ""
+        if self.open_string is not None:
+            if path == self.open_string and isinstance(text, str):
+                out = orjson.dumps(text).decode()[1:-1]
+                if not more:
+                    out += '"'
+                    self.open_string = None
+                return out
+            out = '"'
+            self.open_string = None
+        if isinstance(text, str):
+            value = orjson.dumps(text).decode()
+        elif "numberValue" in arg or "boolValue" in arg:
+            value = orjson.dumps(arg.get("numberValue", arg.get("boolValue"))).decode()
+        elif "nullValue" in arg:
+            value = "null"
+        else:
+            return out
+        if not path:
+            return out
+        if not self.stack:
+            out += "{"
+            self.stack.append(["$", False, 0])
+        *containers, leaf = path
+        common = 0
+        for segment, entry in zip(containers, self.stack[1:], strict=False):
+            if entry[0] != segment:
+                break
+            common += 1
+        while len(self.stack) > common + 1:
+            out += "]" if self.stack.pop()[1] else "}"
+        for depth in range(common, len(containers)):
+            out += self._member(containers[depth])
+            is_array = isinstance(path[depth + 1], int)
+            out += "[" if is_array else "{"
+            self.stack.append([containers[depth], is_array, 0])
+        out += self._member(leaf)
+        if isinstance(text, str) and more:
+            self.open_string = path
+            return out + value[:-1]
+        return out + value
+
+    def _member(self, segment: Any) -> str:
+        parent = self.stack[-1]
+        out = "," if parent[2] else ""
+        parent[2] += 1
+        return out if isinstance(segment, int) else out + orjson.dumps(segment).decode() + ":"
+
+    def close(self) -> str:
+        out = '"' if self.open_string is not None else ""
+        while self.stack:
+            out += "]" if self.stack.pop()[1] else "}"
+        return out
+
+
+class _Candidate:
+    """Per-candidate state: the one block open for more parts, and how the candidate ended."""
+
+    __slots__ = ("args", "block", "fields", "finished", "had_calls", "index", "kind", "native",
+                 "reason", "words")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.block: int | None = None  # the open block: unsigned text or thinking, or a call
+        self.kind: str | None = None  # "text" | "thinking" | "tool_call"
+        self.args: _Args | None = None  # a call streaming its partialArgs
+        self.had_calls = False
+        self.finished = False
+        self.reason: StopReason = "end_turn"
+        self.native: Any = None
+        self.words: str | None = None
+        self.fields = _Fields(_CANDIDATE_FIELDS)
+
+
+class GeminiDecoder(SSEPayloadDecoder):
+    """Both forms of ``streamGenerateContent``: SSE (the base class's framing) or one JSON
+    array (:class:`JSONArrayDecoder`), told from the first byte that is not whitespace."""
+
+    provider = "gemini"
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        super().__init__(max_frame)
+        self._max_frame = max_frame
+        self._form: Literal["sse", "array"] | None = None
+        self._head = b""  # the first bytes, until they tell the form
+        self._array: JSONArrayDecoder | None = None
+        self._candidates: dict[int, _Candidate] = {}
+        self._next_block = 0
+        self._fields = _Fields(_CHUNK_FIELDS)
+        self._last_usage: Any = None
+        self._blocked: str | None = None
+
+    # -- the two forms ---------------------------------------------------------------------
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        if self._form == "sse":
+            return super().decode(chunk)
+        if self._form == "array":
+            return self._decode_array(chunk)
+        head = self._head + chunk
+        text = head.lstrip(_SPACE)
+        if text.startswith(_BOM):
+            text = text[3:].lstrip(_SPACE)
+        if not text or _BOM.startswith(text):
+            self._head = head
+            return []
+        self._head = b""
+        if text[:1] == b"[":
+            self._form = "array"
+            self._array = JSONArrayDecoder(self._max_frame)
+            return self._decode_array(text)
+        self._form = "sse"
+        return super().decode(head)
+
+    def flush(self) -> list[Event]:
+        if self._form == "array":
+            return self._flush_array()
+        out: list[Event] = []
+        if self._form is None:  # too few bytes to tell: read them as SSE
+            self._form = "sse"
+            out = super().decode(self._head)
+        try:
+            return out + super().flush()
+        except LlmRxError as error:
+            raise attach_events(error, out + getattr(error, "events", [])) from None
+
+    def _decode_array(self, chunk: bytes) -> list[Event]:
+        out: list[Event] = []
+        if self.finished:
+            return out
+        assert self._array is not None
+        try:
+            failure: LlmRxError | None = None
+            try:
+                elements = self._array.decode(chunk)
+            except LlmRxError as error:
+                elements, failure = getattr(error, "frames", []), error
+            for element in elements:
+                if self.finished:
+                    self.ignored_frames += 1
+                else:
+                    self._chunk(self._element(element), element, out)
+            if failure is not None and not self.finished:
+                raise failure
+            if self._array.closed and not self.finished:
+                self._end(out, "the array closed")
+        except LlmRxError as error:
+            raise self._fail(error, out, start=self.started) from None
+        return out
+
+    def _flush_array(self) -> list[Event]:
+        out: list[Event] = []
+        if self.finished:
+            return out
+        assert self._array is not None
+        try:
+            self._array.flush()
+        except LlmRxError as error:
+            raise self._fail(error, out, start=True) from None
+        return out  # (closed and not finished cannot be: the "]" ends the reply)
+
+    def _element(self, element: bytes) -> dict[str, Any]:
+        try:
+            payload = orjson.loads(element)
+        except orjson.JSONDecodeError:
+            raise WireFormatError("an array element is not valid JSON", element) from None
+        if not isinstance(payload, dict):
+            raise WireFormatError("an array element is not a JSON object", element)
+        return payload
+
+    def _event(self, event: SSEEvent, out: list[Event]) -> None:
+        self._chunk(self._json(event), event.data, out)
+
+    def _data(self, data: bytes, out: list[Event]) -> None:
+        try:
+            chunk = _loads(data)
+        except orjson.JSONDecodeError:
+            chunk = None
+        if chunk.__class__ is dict:
+            self._chunk(chunk, data, out)
+        else:  # the general path says what is wrong with it
+            self._event(SSEEvent("message", data), out)
+
+    def _eof(self, out: list[Event]) -> None:
+        self._end(out, "the stream ended")
+
+    # -- chunks ----------------------------------------------------------------------------
+
+    def _chunk(self, chunk: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        error = chunk.get("error")
+        if error:
+            message = "the provider reported an error"
+            if isinstance(error, dict):
+                words = [str(error[key]) for key in ("status", "message") if error.get(key)]
+                message = ": ".join(words) or message
+            raise self._fail(ProviderError(message, raw), out, start=True)
+        if not self.started:
+            self._start(out, chunk.get("modelVersion"), chunk.get("responseId"))
+        changed = self._fields.changes(chunk)
+        if changed:
+            out.append(MetadataUpdate(changed))
+            feedback = changed.get("promptFeedback")
+            if isinstance(feedback, dict) and feedback.get("blockReason"):
+                self._blocked = str(feedback.get("blockReasonMessage") or feedback["blockReason"])
+        candidates = chunk.get("candidates")
+        if candidates:
+            for candidate in candidates:
+                self._candidate(candidate, out)
+        usage = chunk.get("usageMetadata")
+        if usage and usage != self._last_usage:
+            self._last_usage = usage
+            out.append(UsageUpdate(usage_from_gemini(usage)))
+
+    def _candidate(self, raw: dict[str, Any], out: list[Event]) -> None:
+        number = raw.get("index", 0)
+        cand = self._candidates.get(number)
+        if cand is None:
+            cand = self._candidates[number] = _Candidate(number)
+        content = raw.get("content")
+        if content:
+            parts = content.get("parts")
+            if parts:
+                for part in parts:
+                    self._part(cand, part, out)
+        changed = cand.fields.changes(raw)
+        if changed:
+            out.append(MetadataUpdate(changed, number))
+        native = raw.get("finishReason")
+        if native is None or cand.finished:
+            return
+        name = finish_name(native)
+        if name != "FINISH_REASON_UNSPECIFIED":  # (the proto's "not finished yet")
+            self._close(cand, out)
+            cand.finished = True
+            reason = _STOP.get(str(name), "end_turn")
+            cand.reason = "tool_use" if reason == "end_turn" and cand.had_calls else reason
+            cand.native = native
+            cand.words = raw.get("finishMessage")
+            out.append(ChoiceEnd(number, cand.reason, native))
+
+    def _part(self, cand: _Candidate, part: dict[str, Any], out: list[Event]) -> None:
+        text = part.get("text")
+        if len(part) == 1 and cand.kind == "text" and text:  # the common case: more text
+            out.append(_new(TextDelta, (cand.block, text)))
+            return
+        if text.__class__ is str:
+            kind = "thinking" if part.get("thought") else "text"
+            signature = part.get("thoughtSignature")
+            plain = signature is None and part.keys() <= _TEXT_FIELDS
+            if plain and (cand.kind == kind or not text):
+                if not text:
+                    return  # an unsigned empty part adds nothing
+                if kind == "text":  # more of the open block
+                    out.append(_new(TextDelta, (cand.block, text)))
+                else:
+                    out.append(_new(ThinkingDelta, (cand.block, text)))
+                return
+            extra = {key: value for key, value in part.items() if key not in _TEXT_FIELDS}
+            index = self._open(cand, kind, out, meta={"part": extra} if extra else None)
+            if text:
+                out.append((TextDelta if kind == "text" else ThinkingDelta)(index, text))
+            if signature is not None or not plain:  # signed or unusual: a block of its own
+                if signature is not None:
+                    out.append(SignatureDelta(index, str(signature)))
+                self._close(cand, out)
+            return
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            self._call(cand, part, call, out)
+            return
+        self._close(cand, out)
+        kind = next((key for key in part if key not in _PART_META), "part")
+        index = self._next_block
+        self._next_block += 1
+        out.append(BlockStart(index, "opaque", name=kind, choice=cand.index, raw=part))
+        out.append(BlockStop(index))
+
+    def _call(
+        self, cand: _Candidate, part: dict[str, Any], call: dict[str, Any], out: list[Event]
+    ) -> None:
+        more = bool(call.get("willContinue"))
+        signature = part.get("thoughtSignature")
+        index = cand.block
+        if cand.args is None or "name" in call:  # a new call
+            if not call and signature is None:
+                return  # a "{}" terminator with no call streaming: nothing to end
+            cand.had_calls = True
+            extra = {key: value for key, value in part.items() if key not in _CALL_FIELDS}
+            index = self._open(cand, "tool_call", out, id=call.get("id"), name=call.get("name"),
+                               meta={"part": extra} if extra else None)
+            cand.args = _Args()
+        assert index is not None
+        assert cand.args is not None
+        if signature is not None:
+            out.append(SignatureDelta(index, str(signature)))
+        args = call.get("args")
+        if args is not None:
+            out.append(ToolArgsDelta(index, orjson.dumps(args).decode()))
+        for arg in call.get("partialArgs") or ():
+            fragment = cand.args.add(arg)
+            if fragment:
+                out.append(ToolArgsDelta(index, fragment))
+        if not more:
+            self._close(cand, out)
+
+    def _open(self, cand: _Candidate, kind: Any, out: list[Event], **fields: Any) -> int:
+        self._close(cand, out)
+        index = self._next_block
+        self._next_block += 1
+        out.append(BlockStart(index, kind, choice=cand.index, **fields))
+        cand.block = index
+        cand.kind = kind
+        return index
+
+    def _close(self, cand: _Candidate, out: list[Event]) -> None:
+        if cand.block is None:
+            return
+        if cand.args is not None:
+            fragment = cand.args.close()
+            if fragment:
+                out.append(ToolArgsDelta(cand.block, fragment))
+            cand.args = None
+        out.append(BlockStop(cand.block))
+        cand.block = None
+        cand.kind = None
+
+    def _end(self, out: list[Event], how: str) -> None:
+        """The reply's end arrived: complete if every candidate (or the prompt) finished."""
+        candidates = self._candidates.values()
+        if not candidates and self._blocked is not None:  # the prompt was blocked
+            self.finished = True
+            out.append(MessageStop("content_filter", self._blocked))
+            return
+        if not (candidates and all(cand.finished for cand in candidates)):
+            raise self._fail(
+                IncompleteStreamError(f"{how} before a finishReason"), out, start=True
+            )
+        self.finished = True
+        first = self._candidates[min(self._candidates)]
+        out.append(MessageStop(first.reason, first.words, first.native))
+

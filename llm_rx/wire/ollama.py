@@ -1,0 +1,313 @@
+"""Ollama native streams: NDJSON from ``/api/chat`` and ``/api/generate``.
+
+Each line is one JSON object. ``/api/chat`` lines carry ``message.content``,
+``message.thinking`` and whole ``message.tool_calls`` (each call arrives complete, its
+``arguments`` an object: every call is its own block, never concatenated with another, its
+``raw_arguments`` the compact JSON of the object in its key order); ``/api/generate`` lines
+carry ``response`` and ``thinking`` at the top level. Text and thinking alternate in blocks in
+arrival order (think -> text -> think is three blocks).
+
+The terminal frame is the ``done: true`` line: it carries ``done_reason`` (``stop``,
+``length``, ``load``, ``unload``), the counts (``prompt_eval_count`` -> input,
+``eval_count`` -> output) and the timings, kept as metadata with the other fields the
+non-streamed body has (``created_at``, ``context``, ...). EOF without it is a truncation. The
+served ``model`` of the first line is the reply's model. An ``{"error": ...}`` line is a
+:class:`ProviderError`. A body whose first line is no chat or generate line (``/api/pull``
+progress, ``{"status": ...}``) is not an Ollama reply: :class:`WireFormatError`.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+import orjson
+
+from ..errors import (
+    FrameTooLargeError,
+    IncompleteStreamError,
+    LlmRxError,
+    ProviderError,
+    WireFormatError,
+)
+from ..events import (
+    BlockKind,
+    BlockStart,
+    BlockStop,
+    ChoiceEnd,
+    Event,
+    LogprobsDelta,
+    MessageStop,
+    MetadataUpdate,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+    UsageUpdate,
+)
+from ..response import StopReason, Usage
+from .base import Decoder
+from .ndjson import NDJSONDecoder
+from .sse import DEFAULT_MAX_FRAME
+
+__all__ = ["NDJSONPayloadDecoder", "OllamaDecoder", "usage_from_ollama"]
+
+_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+
+_DONE: dict[str, StopReason] = {"stop": "end_turn", "length": "max_tokens"}
+# Line fields read as content, usage or end of stream; the others of the first and the done
+# line are the reply's metadata (``created_at``, timings, ``context``, host extras).
+_READ = frozenset(
+    {"model", "message", "response", "thinking", "done", "done_reason", "prompt_eval_count",
+     "eval_count", "logprobs", "error"}
+)
+_MESSAGE_READ = frozenset({"role", "content", "thinking", "tool_calls"})
+_USAGE_FIELDS = ("prompt_eval_count", "eval_count")
+_NONE = object()
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def usage_from_ollama(line: dict[str, Any]) -> Usage | None:
+    """Canonical usage from a ``done`` line's counts; ``None`` if it has none."""
+    native = {key: line[key] for key in _USAGE_FIELDS if key in line}
+    if not native:
+        return None
+    return Usage(
+        input_tokens=_int(native.get("prompt_eval_count")),
+        output_tokens=_int(native.get("eval_count")),
+        native=native,
+    )
+
+
+class NDJSONPayloadDecoder(Decoder):
+    """A decoder whose wire is NDJSON, one JSON object per line (the NDJSON twin of
+    :class:`~llm_rx.wire.base.SSEPayloadDecoder`)."""
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        super().__init__()
+        self._lines = NDJSONDecoder(max_frame)
+        self._at_eof = False
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        out: list[Event] = []
+        if self.finished:
+            return out
+        try:
+            too_large: FrameTooLargeError | None = None
+            try:
+                lines = self._lines.decode(chunk)
+            except FrameTooLargeError as error:
+                lines, too_large = error.frames, error
+            for line in lines:
+                if self.finished:
+                    self.ignored_frames += 1
+                else:
+                    self._line(line, out)
+            if too_large is not None and not self.finished:
+                raise too_large
+        except LlmRxError as error:
+            raise self._fail(error, out, start=self.started) from None
+        return out
+
+    def flush(self) -> list[Event]:
+        out: list[Event] = []
+        if self.finished:
+            return out
+        self._at_eof = True
+        try:
+            for line in self._lines.flush():
+                self._line(line, out)
+            if not self.finished:
+                self._eof(out)
+        except LlmRxError as error:
+            # A cut stream opens the message (the reply is interrupted, not absent); a body
+            # that was never a stream of this provider does not.
+            start = not isinstance(error, WireFormatError)
+            raise self._fail(error, out, start=start) from None
+        return out
+
+    def _json(self, line: bytes) -> dict[str, Any]:
+        """The line's JSON object; a bad one is a wire-format error (a truncation at EOF)."""
+        try:
+            payload = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            if self._at_eof:
+                raise IncompleteStreamError("the stream ended inside a line", line) from None
+            raise WireFormatError("a line is not valid JSON", line) from None
+        if not isinstance(payload, dict):
+            raise WireFormatError("a line is not a JSON object", line)
+        return payload
+
+    @abstractmethod
+    def _line(self, line: bytes, out: list[Event]) -> None:
+        """Decode one line into ``out``."""
+
+    @abstractmethod
+    def _eof(self, out: list[Event]) -> None:
+        """EOF came without a terminal line: finish, or raise ``IncompleteStreamError``."""
+
+
+class OllamaDecoder(NDJSONPayloadDecoder):
+    provider = "ollama"
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        super().__init__(max_frame)
+        self._next_block = 0
+        self._open: int | None = None  # the text or thinking block taking deltas
+        self._open_kind: BlockKind | None = None
+        self._had_tools = False
+        self._generate = False  # /api/generate (``response``) rather than /api/chat
+        self._seen: dict[str, Any] = {}  # metadata fields given so far
+
+    def _line(self, line: bytes, out: list[Event]) -> None:
+        frame = self._json(line)
+        if not self.started:
+            self._first(frame, line, out)
+        message = frame.get("message")
+        if message is not None:
+            if message.__class__ is dict:
+                content = message.get("content")
+                if content.__class__ is str and len(message) == 2 and "role" in message:
+                    if content:  # role and content only: the usual line
+                        self._text(content, "text", out)
+                else:
+                    self._message(message, out)
+        else:
+            thinking = frame.get("thinking")
+            if thinking and isinstance(thinking, str):
+                self._text(thinking, "thinking", out)
+            response = frame.get("response")
+            if response and isinstance(response, str):
+                self._text(response, "text", out)
+        # The usual line is model, created_at, message (or response) and done: false.
+        if len(frame) != 4 or frame.get("done") is not False:
+            self._extras(frame, line, out)
+
+    def _first(self, frame: dict[str, Any], line: bytes, out: list[Event]) -> None:
+        if "message" not in frame and "response" not in frame and "done" not in frame:
+            if "error" in frame:
+                return  # read with the other fields, as a provider error
+            what = " (it looks like /api/pull progress)" if "status" in frame else ""
+            raise WireFormatError(
+                f"the body is not an Ollama /api/chat or /api/generate stream{what}", line
+            )
+        self._generate = "message" not in frame
+        self._start(out, frame.get("model"))
+        first = {key: value for key, value in frame.items() if key not in _READ}
+        if first:
+            self._seen.update(first)
+            out.append(MetadataUpdate(first))
+
+    def _extras(self, frame: dict[str, Any], line: bytes, out: list[Event]) -> None:
+        error = frame.get("error")
+        if error:
+            message = error if isinstance(error, str) else str(
+                error.get("message") if isinstance(error, dict) else error
+            )
+            raise self._fail(ProviderError(message, line), out, start=True)
+        logprobs = frame.get("logprobs")
+        if logprobs and isinstance(logprobs, list):
+            out.append(LogprobsDelta(0, "content", tuple(logprobs)))
+        if frame.get("done") is True:
+            self._done(frame, out)
+            return
+        changed = {  # fields nobody reads, on a line in the middle: kept when they change
+            key: value for key, value in frame.items()
+            if key not in _READ and key != "created_at" and self._seen.get(key, _NONE) != value
+        }
+        if changed:
+            self._seen.update(changed)
+            out.append(MetadataUpdate(changed))
+
+    def _message(self, message: dict[str, Any], out: list[Event]) -> None:
+        thinking = message.get("thinking")
+        if thinking and isinstance(thinking, str):
+            self._text(thinking, "thinking", out)
+        content = message.get("content")
+        if content and isinstance(content, str):
+            self._text(content, "text", out)
+        calls = message.get("tool_calls")
+        if calls and isinstance(calls, list):
+            for call in calls:
+                if isinstance(call, dict):
+                    self._tool_call(call, out)
+        if not message.keys() <= _MESSAGE_READ:
+            extra = {key: value for key, value in message.items() if key not in _MESSAGE_READ}
+            out.append(MetadataUpdate(extra, 0))
+
+    def _text(self, text: str, kind: BlockKind, out: list[Event]) -> None:
+        index = self._open
+        if index is None or self._open_kind != kind:
+            index = self._block(kind, out)
+        if kind == "text":
+            out.append(_new(TextDelta, (index, text)))
+        else:
+            out.append(ThinkingDelta(index, text))
+
+    def _block(
+        self, kind: BlockKind, out: list[Event], meta: dict[str, Any] | None = None, **fields: Any
+    ) -> int:
+        """Open a block of ``kind``, closing the text or thinking block open before it."""
+        self._close(out)
+        index = self._next_block
+        self._next_block += 1
+        if self._generate and kind != "tool_call":
+            meta = {"endpoint": "generate"}  # so to_native gives the /api/generate body back
+        out.append(BlockStart(index, kind, meta=meta, **fields))
+        if kind != "tool_call":
+            self._open, self._open_kind = index, kind
+        return index
+
+    def _close(self, out: list[Event]) -> None:
+        if self._open is not None:
+            out.append(BlockStop(self._open))
+            self._open = self._open_kind = None
+
+    def _tool_call(self, call: dict[str, Any], out: list[Event]) -> None:
+        self._had_tools = True
+        function = call.get("function")
+        if not isinstance(function, dict):
+            function = {}
+        meta = {f"call.{key}": value for key, value in call.items()
+                if key not in ("id", "function")}
+        meta.update(
+            {f"function.{key}": value for key, value in function.items()
+             if key not in ("name", "arguments")}
+        )
+        index = self._block(
+            "tool_call", out, id=call.get("id"), name=function.get("name"), meta=meta or None
+        )
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            if arguments:
+                out.append(ToolArgsDelta(index, arguments))
+        elif arguments is not None:
+            out.append(ToolArgsDelta(index, orjson.dumps(arguments).decode()))
+        out.append(BlockStop(index))
+
+    def _done(self, frame: dict[str, Any], out: list[Event]) -> None:
+        self._close(out)
+        extra = {key: value for key, value in frame.items() if key not in _READ}
+        if extra:
+            out.append(MetadataUpdate(extra))
+        usage = usage_from_ollama(frame)
+        if usage is not None:
+            out.append(UsageUpdate(usage))
+        native = frame.get("done_reason")
+        if isinstance(native, str) and native:
+            reason = _DONE.get(native, "end_turn")
+            if reason == "end_turn" and self._had_tools:
+                reason = "tool_use"
+            details = None if native in _DONE else native
+        else:
+            native = None
+            reason = "tool_use" if self._had_tools else "end_turn"
+            details = "inferred: done without a done_reason"
+        out.append(ChoiceEnd(0, reason, native))
+        self.finished = True
+        out.append(MessageStop(reason, details, native))
+
+    def _eof(self, out: list[Event]) -> None:
+        raise IncompleteStreamError("the stream ended before the done line")

@@ -1,0 +1,597 @@
+"""OpenAI Responses API streams (``response.*`` events over SSE) and their hosts.
+
+Every host in the captures decodes with no options: OpenAI, Bedrock's "mantle" endpoint,
+DeepSeek, xAI and OpenRouter (its SSE comments and the ``[DONE]`` it sends after the terminal
+event, which is ignored: the terminal ``response.*`` event decides).
+
+Blocks, in output order (each output item reserves its position when it is added):
+
+- ``message`` items: one ``text`` block per ``output_text`` part (annotations as citations,
+  logprobs on the ``content`` channel) and one ``refusal`` block per ``refusal`` part.
+- ``reasoning`` items: one ``thinking`` block per summary part and per ``reasoning_text``
+  part; ``encrypted_content`` is the signature of the item's first block. It is read from the
+  item's ``response.output_item.done`` and from nowhere else (PITFALLS 17: the copies in
+  ``output_item.added`` and ``response.completed`` are encrypted again and differ). An item
+  with no text at all is one block: ``redacted_thinking`` when it is encrypted, else an empty
+  ``thinking`` block. Reasoning blocks end with their item (the signature comes last).
+- ``function_call`` and ``custom_tool_call`` items: a ``tool_call`` block (``id`` is the
+  ``call_id``); arguments (a custom tool's ``input``) from the deltas, or from the ``.done``
+  event alone when no delta came.
+- Every other item (web and file search, code interpreter, MCP, image generation, and the
+  client-run ``computer_call``, ``shell_call``, ``apply_patch_call``...): an ``opaque`` block,
+  ``kind`` the item type, ``raw`` the item verbatim from its ``output_item.done``. Their
+  progress events are folded into that item; an item cut before its ``.done`` is given as it
+  stood, its streamed code, arguments or diff applied. A client-run item makes the stop
+  ``tool_use``.
+
+Text from a ``.done`` event (or from the ``output_item.done``) is used only for a part that
+had no delta. Each block's ``meta`` keeps the item's id and fields and the part's own fields,
+so ``to_native`` gives the items back grouped as they came.
+
+End of stream: ``response.completed`` is complete (``tool_use`` when a client-run item
+arrived, ``refusal`` after a refusal, else ``end_turn``). ``response.incomplete`` is the
+provider ending the reply normally but early: complete, with ``stop_reason`` from
+``incomplete_details.reason`` (``max_output_tokens`` -> ``max_tokens``, ``content_filter``),
+that reason as ``stop_details``, and all the content (PITFALLS 23: not a crash, not a
+success). ``response.failed`` and an ``error`` event are in-band provider errors: what arrived
+is kept, then :class:`ProviderError`. Usage is read from those terminal responses only, never
+from ``response.created``/``in_progress`` (PITFALLS 6). EOF before a terminal event is a
+truncation. A resumed stream (no ``response.created``) decodes: a delta for an item never
+announced opens it, and the terminal response fills in the model and id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..errors import IncompleteStreamError, LlmRxError, ProtocolError, ProviderError
+from ..events import (
+    BlockKind,
+    BlockStart,
+    BlockStop,
+    CitationDelta,
+    Event,
+    LogprobsDelta,
+    MessageStart,
+    MessageStop,
+    MetadataUpdate,
+    Opaque,
+    RefusalDelta,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+    UsageUpdate,
+)
+from ..response import StopReason, Usage
+from .base import SSEPayloadDecoder
+from .sse import SSEEvent
+
+__all__ = ["OpenAIResponsesDecoder", "usage_from_responses"]
+
+_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+_loads = orjson.loads
+
+# Response fields with a canonical place (the rest are metadata, given back by to_native).
+_SNAPSHOT_FIELDS = frozenset({"id", "model", "output", "usage"})
+# Item fields that are block content or the block's own (the rest are kept in its meta;
+# ``content`` and ``summary`` as empty lists, which stand for their keys).
+_ITEM_CONTENT = frozenset({"id", "encrypted_content", "arguments", "input", "call_id", "name"})
+_TOOL_ITEMS = {"function_call": "arguments", "custom_tool_call": "input"}
+_MODELLED = frozenset({"message", "reasoning", *_TOOL_ITEMS})  # every other item is opaque
+_CLIENT_ITEMS = frozenset(  # items the client acts on: the stop is tool_use
+    {"function_call", "custom_tool_call", "computer_call", "local_shell_call", "shell_call",
+     "apply_patch_call", "mcp_approval_request"}
+)
+_INCOMPLETE: dict[str, StopReason] = {"max_output_tokens": "max_tokens",
+                                      "content_filter": "content_filter"}
+# Text parts: event prefix -> (item type, channel, the frame's part number key, block kind,
+# part type). Each has a ``.delta`` and a ``.done`` (the text whole) event.
+_Spec = tuple[str, str, str, BlockKind, str]
+_PARTS: dict[str, _Spec] = {
+    "response.output_text": ("message", "content", "content_index", "text", "output_text"),
+    "response.refusal": ("message", "content", "content_index", "refusal", "refusal"),
+    "response.reasoning_summary_text": ("reasoning", "summary", "summary_index", "thinking",
+                                        "summary_text"),
+    "response.reasoning_text": ("reasoning", "content", "content_index", "thinking",
+                                "reasoning_text"),
+}
+_TEXT = _PARTS["response.output_text"]
+_DELTAS: dict[str, type[Any]] = {"text": TextDelta, "thinking": ThinkingDelta,
+                                 "refusal": RefusalDelta}
+# Streamed fields of opaque items, applied to one cut before its .done: event -> path.
+_ITEM_STREAMS = {
+    "response.code_interpreter_call_code.delta": ("code",),
+    "response.mcp_call_arguments.delta": ("arguments",),
+    "response.apply_patch_call_operation_diff.delta": ("operation", "diff"),
+}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def usage_from_responses(raw: dict[str, Any]) -> Usage:
+    """Canonical usage from a Responses usage object (``input_tokens`` already counts the
+    cached ones; ``output_tokens`` the reasoning ones, corrected where a host's does not)."""
+    prompt = _int(raw.get("input_tokens"))
+    output = _int(raw.get("output_tokens"))
+    total = _int(raw.get("total_tokens"))
+    in_details = raw.get("input_tokens_details")
+    out_details = raw.get("output_tokens_details")
+    in_details = in_details if isinstance(in_details, dict) else {}
+    reasoning = _int(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else None
+    if (
+        output is not None and reasoning and prompt is not None and total is not None
+        and prompt + output != total and prompt + output + reasoning == total
+    ):
+        output += reasoning  # a host whose output_tokens excludes reasoning
+    return Usage(
+        input_tokens=prompt,
+        output_tokens=output,
+        cache_read_tokens=_int(in_details.get("cached_tokens")),
+        cache_write_tokens=_int(in_details.get("cache_write_tokens")),
+        reasoning_tokens=reasoning,
+        native=raw,
+    )
+
+
+class _Part:
+    """One block of an item: where it is, whether deltas or citations came for it."""
+
+    __slots__ = ("cited", "index", "kind", "open", "streamed")
+
+    def __init__(self, index: int, kind: BlockKind) -> None:
+        self.index = index
+        self.kind = kind
+        self.open = True
+        self.streamed = False
+        self.cited = False
+
+
+class _Item:
+    """One output item: its blocks by part, its reserved position, its state."""
+
+    __slots__ = ("done", "fields", "id", "key", "parts", "pending", "reserved", "type")
+
+    def __init__(self, key: Any, item: dict[str, Any], reserved: int) -> None:
+        self.key = key
+        self.type = str(item.get("type"))
+        self.id = item.get("id")
+        self.fields = {
+            key: [] if key in ("content", "summary") else value
+            for key, value in item.items()
+            if key not in _ITEM_CONTENT
+        }
+        self.parts: dict[tuple[str, Any], _Part] = {}
+        self.reserved: int | None = reserved
+        self.done = False
+        # An opaque item as it stands, until its .done gives it whole.
+        self.pending = dict(item) if self.type not in _MODELLED else None
+
+
+class OpenAIResponsesDecoder(SSEPayloadDecoder):
+    provider = "openai-responses"
+
+    def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
+        super().__init__(max_frame)
+        self._items: dict[Any, _Item] = {}
+        self._hot: dict[tuple[Any, str, Any], _Part] = {}  # (output, channel, number) -> part
+        self._next_block = 0
+        self._snapshot: dict[str, Any] = {}
+        self._model: str | None = None
+        self._id: str | None = None
+        self._client_items = False
+        self._refusal = False
+        self._handlers = {
+            "response.output_text.delta": self._text_delta,
+            "response.function_call_arguments.delta": self._args_delta,
+            "response.custom_tool_call_input.delta": self._args_delta,
+            "response.function_call_arguments.done": self._args_done,
+            "response.custom_tool_call_input.done": self._args_done,
+            "response.output_text.annotation.added": self._annotation,
+            "response.content_part.added": self._part_added,
+            "response.reasoning_summary_part.added": self._part_added,
+            "response.content_part.done": self._part_done,
+            "response.reasoning_summary_part.done": self._part_done,
+            "response.output_item.added": self._item_added,
+            "response.output_item.done": self._item_done,
+            "response.created": self._snapshot_event,
+            "response.in_progress": self._snapshot_event,
+            "response.queued": self._snapshot_event,
+            "response.completed": self._terminal,
+            "response.incomplete": self._terminal,
+            "response.failed": self._failed,
+            "error": self._error,
+        }
+        for prefix in _PARTS:
+            self._handlers.setdefault(prefix + ".delta", self._delta)
+            self._handlers[prefix + ".done"] = self._text_done
+
+    # -- frames ----------------------------------------------------------------------------
+
+    def _event(self, event: SSEEvent, out: list[Event]) -> None:
+        try:
+            frame = _loads(event.data)
+        except orjson.JSONDecodeError:
+            if event.data == b"[DONE]":
+                return  # OpenRouter's sentinel: the terminal response event decides
+            frame = self._json(event)  # raises the error the base class would
+        if type(frame) is not dict:
+            frame = self._json(event)
+        kind = frame.get("type")
+        if not isinstance(kind, str):
+            kind = event.event
+        if not self.started:
+            self._begin(frame, out)
+        handler = self._handlers.get(kind)
+        if handler is not None:
+            handler(frame, event.data, out)
+        elif kind in _ITEM_STREAMS:
+            self._item_stream(_ITEM_STREAMS[kind], frame)
+        elif not self._folded(frame):
+            out.append(Opaque(kind, frame))
+
+    def _eof(self, out: list[Event]) -> None:
+        self._emit_pending(out, stop=False)
+        raise IncompleteStreamError("the stream ended before response.completed")
+
+    def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
+        if self.started and not self.finished:
+            self._emit_pending(out, stop=False)
+        return super()._fail(error, out, start=start)
+
+    # -- message level ---------------------------------------------------------------------
+
+    def _begin(self, frame: dict[str, Any], out: list[Event]) -> None:
+        response = frame.get("response")
+        response = response if isinstance(response, dict) else {}
+        model, id_ = response.get("model"), response.get("id")
+        self._start(out, model, id_)
+        self._model = model if isinstance(model, str) and model else None
+        self._id = id_ if isinstance(id_, str) and id_ else None
+
+    def _snapshot_event(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        """``response.created``/``in_progress``/``queued``: metadata only (a usage there is
+        not the reply's: PITFALLS 6)."""
+        response = frame.get("response")
+        if isinstance(response, dict):
+            self._metadata(response, out)
+
+    def _metadata(self, response: dict[str, Any], out: list[Event]) -> None:
+        model, id_ = response.get("model"), response.get("id")
+        fill_model = isinstance(model, str) and model and not self._model
+        fill_id = isinstance(id_, str) and id_ and not self._id
+        if fill_model or fill_id:  # a resumed stream: the model and id come late
+            self._model = self._model or (model if fill_model else None)
+            self._id = self._id or (id_ if fill_id else None)
+            out.append(MessageStart(self.provider, self._model, self._id))
+        snapshot = self._snapshot
+        changed = {
+            key: value
+            for key, value in response.items()
+            if key not in _SNAPSHOT_FIELDS and (key not in snapshot or snapshot[key] != value)
+        }
+        if changed:
+            snapshot.update(changed)
+            out.append(MetadataUpdate(changed))
+
+    def _close_response(self, response: Any, out: list[Event], *, stop: bool) -> None:
+        """What every terminal response gives: metadata, usage, pending opaque items."""
+        if isinstance(response, dict):
+            self._metadata(response, out)
+            usage = response.get("usage")
+            if isinstance(usage, dict):
+                out.append(UsageUpdate(usage_from_responses(usage)))
+        self._emit_pending(out, stop=stop)
+
+    def _terminal(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        response = frame.get("response")
+        self._close_response(response, out, stop=True)
+        for item in self._items.values():
+            self._close_all(item, out)  # a block still open at the end is closed implicitly
+        self.finished = True
+        if frame.get("type") == "response.incomplete":
+            details = response.get("incomplete_details") if isinstance(response, dict) else None
+            reason = details.get("reason") if isinstance(details, dict) else None
+            words = reason if isinstance(reason, str) and reason else None
+            out.append(MessageStop(_INCOMPLETE.get(words or "", "max_tokens"), words,
+                                   "incomplete"))
+            return
+        stop: StopReason = (
+            "tool_use" if self._client_items else "refusal" if self._refusal else "end_turn"
+        )
+        out.append(MessageStop(stop, None, "completed"))
+
+    def _failed(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        response = frame.get("response")
+        self._close_response(response, out, stop=False)
+        error = response.get("error") if isinstance(response, dict) else None
+        raise ProviderError(_error_message(error, "the response failed"), raw)
+
+    def _error(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        nested = frame.get("error")
+        if isinstance(nested, dict):
+            raise ProviderError(_error_message(nested), raw)
+        raise ProviderError(_error_message({**frame, "type": None}), raw)
+
+    # -- items -----------------------------------------------------------------------------
+
+    def _reserve(self, item: _Item | None = None) -> int:
+        """The item's reserved position (used by its first block), else the next one."""
+        if item is not None and item.reserved is not None:
+            index, item.reserved = item.reserved, None
+            return index
+        index = self._next_block
+        self._next_block += 1
+        return index
+
+    def _new_item(self, key: Any, body: dict[str, Any]) -> _Item:
+        item = self._items[key] = _Item(key, body, self._reserve())
+        if item.type in _CLIENT_ITEMS:
+            self._client_items = True
+        return item
+
+    def _item(self, frame: dict[str, Any], implied: str, *, delta: bool) -> _Item:
+        """The item a frame is about; one never announced (a resumed stream) is opened."""
+        key = frame.get("output_index")
+        if key is None:
+            key = frame.get("item_id")
+        item = self._items.get(key)
+        if item is None:
+            item = self._new_item(key, {"type": implied, "id": frame.get("item_id")})
+        elif item.done and delta:
+            raise ProtocolError(
+                f"a delta for output item {key}, which already ended", orjson.dumps(frame)
+            )
+        return item
+
+    def _item_added(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        body = frame.get("item")
+        if not isinstance(body, dict):
+            raise ProtocolError("response.output_item.added without an item", raw)
+        key = frame.get("output_index", body.get("id"))
+        if key in self._items:
+            raise ProtocolError(f"output item {key} was added twice", raw)
+        item = self._new_item(key, body)
+        if item.type in _TOOL_ITEMS:
+            self._open(item, ("args", 0), "tool_call", out, id=body.get("call_id"),
+                       name=body.get("name"))
+
+    def _item_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        body = frame.get("item")
+        if not isinstance(body, dict):
+            raise ProtocolError("response.output_item.done without an item", raw)
+        key = frame.get("output_index", body.get("id"))
+        item = self._items.get(key) or self._new_item(key, body)
+        if item.done:
+            return
+        item.done = True
+        kind = item.type
+        if kind == "message":
+            for number, part in enumerate(body.get("content") or ()):
+                if isinstance(part, dict):
+                    self._part_whole(item, ("content", number), part, out, close=True)
+        elif kind == "reasoning":
+            self._reasoning_done(item, body, out)
+        elif kind in _TOOL_ITEMS:
+            args = item.parts.get(("args", 0)) or self._open(
+                item, ("args", 0), "tool_call", out, id=body.get("call_id"), name=body.get("name")
+            )
+            self._args_whole(args, body.get(_TOOL_ITEMS[kind]), out)
+        else:
+            item.pending = None
+            index = self._reserve(item)
+            out.append(BlockStart(index, "opaque", name=kind, raw=body, meta={"item_id": item.id}))
+            out.append(BlockStop(index))
+        self._close_all(item, out)
+
+    def _reasoning_done(self, item: _Item, body: dict[str, Any], out: list[Event]) -> None:
+        for channel in ("summary", "content"):
+            for number, part in enumerate(body.get(channel) or ()):
+                if isinstance(part, dict):
+                    self._part_whole(item, (channel, number), part, out, close=False)
+        signature = body.get("encrypted_content")
+        if not item.parts:  # no text at all: one block for the item
+            kind: BlockKind = "redacted_thinking" if signature else "thinking"
+            self._open(item, ("item", 0), kind, out)
+        if isinstance(signature, str) and signature:
+            first = min(part.index for part in item.parts.values())
+            out.append(SignatureDelta(first, signature))
+
+    def _close_all(self, item: _Item, out: list[Event]) -> None:
+        for part in item.parts.values():
+            if part.open:
+                part.open = False
+                out.append(BlockStop(part.index))
+
+    def _emit_pending(self, out: list[Event], *, stop: bool) -> None:
+        """Opaque items that never got their ``.done``, as they stood."""
+        for item in self._items.values():
+            if item.pending is not None and not item.done:
+                index = self._reserve(item)
+                out.append(BlockStart(index, "opaque", name=item.type, raw=item.pending,
+                                      meta={"item_id": item.id}))
+                if stop:
+                    out.append(BlockStop(index))
+                item.pending = None
+
+    def _folded(self, frame: dict[str, Any]) -> bool:
+        """Whether the frame is a progress event of a known opaque item (its ``.done`` item
+        carries the outcome)."""
+        key = frame.get("output_index", frame.get("item_id"))
+        item = self._items.get(key) if key is not None else None
+        return item is not None and item.type not in _MODELLED
+
+    def _item_stream(self, path: tuple[str, ...], frame: dict[str, Any]) -> None:
+        key = frame.get("output_index", frame.get("item_id"))
+        item = self._items.get(key)
+        value = frame.get("delta")
+        if item is None or item.pending is None or not isinstance(value, str):
+            return
+        node = item.pending
+        for name in path[:-1]:
+            child = node.get(name)
+            node[name] = node = dict(child) if isinstance(child, dict) else {}
+        previous = node.get(path[-1])
+        node[path[-1]] = (previous if isinstance(previous, str) else "") + value
+
+    # -- parts -----------------------------------------------------------------------------
+
+    def _open(self, item: _Item, key: tuple[str, Any], kind: BlockKind, out: list[Event],
+              part: dict[str, Any] | None = None, **fields: Any) -> _Part:
+        meta: dict[str, Any] = {"item_id": item.id, "item": item.fields}
+        if part is not None:  # the part's own fields (its lists stand for their keys)
+            meta["part"] = {
+                k: [] if k in ("annotations", "logprobs") else v
+                for k, v in part.items()
+                if k not in ("text", "refusal")
+            }
+        if kind in ("thinking", "redacted_thinking"):
+            meta["channel"] = key[0]
+        elif kind == "refusal":
+            self._refusal = True
+        opened = item.parts[key] = self._hot[(item.key, *key)] = _Part(self._reserve(item), kind)
+        out.append(BlockStart(opened.index, kind, meta=meta, **fields))
+        return opened
+
+    def _part(self, frame: dict[str, Any], spec: _Spec, out: list[Event]) -> _Part:
+        """The open part a delta is for (opened if never announced)."""
+        implied, channel, number_key, kind, _ = spec
+        item = self._item(frame, implied, delta=True)
+        key = (channel, frame.get(number_key, 0))
+        part = item.parts.get(key)
+        if part is None:
+            part = self._open(item, key, kind, out)
+        elif not part.open:
+            raise ProtocolError(
+                f"a delta for part {key[1]} of output item {item.id}, which already ended",
+                orjson.dumps(frame),
+            )
+        return part
+
+    def _text_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        part = self._hot.get((frame.get("output_index"), "content", frame.get("content_index")))
+        if part is None or not part.open:
+            part = self._part(frame, _TEXT, out)
+        part.streamed = True
+        out.append(_new(TextDelta, (part.index, frame.get("delta", ""))))
+        logprobs = frame.get("logprobs")
+        if logprobs:
+            out.append(LogprobsDelta(0, "content", tuple(logprobs)))
+
+    def _delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        spec = _PARTS[frame["type"].rpartition(".")[0]]
+        part = self._hot.get((frame.get("output_index"), spec[1], frame.get(spec[2])))
+        if part is None or not part.open:
+            part = self._part(frame, spec, out)
+        part.streamed = True
+        out.append(_new(_DELTAS[part.kind], (part.index, frame.get("delta", ""))))
+
+    def _args_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        part = self._hot.get((frame.get("output_index"), "args", 0))
+        if part is None or not part.open:
+            implied = "custom_tool_call" if "custom" in frame["type"] else "function_call"
+            part = self._part(frame, (implied, "args", "", "tool_call", ""), out)
+        part.streamed = True
+        fragment = frame.get("delta")
+        if fragment.__class__ is str and fragment:
+            out.append(_new(ToolArgsDelta, (part.index, fragment)))
+
+    def _args_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        implied = "custom_tool_call" if "custom" in frame["type"] else "function_call"
+        item = self._item(frame, implied, delta=False)
+        part = item.parts.get(("args", 0)) or self._open(item, ("args", 0), "tool_call", out)
+        self._args_whole(part, frame.get("arguments", frame.get("input")), out)
+
+    def _args_whole(self, part: _Part, value: Any, out: list[Event]) -> None:
+        """Arguments given whole: they count only where no delta brought them."""
+        if part.open and not part.streamed and isinstance(value, str) and value:
+            part.streamed = True
+            out.append(ToolArgsDelta(part.index, value))
+
+    def _annotation(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        part = self._part(frame, _TEXT, out)
+        part.cited = True
+        out.append(CitationDelta(part.index, frame.get("annotation")))
+
+    def _text_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        implied, channel, number_key, _, part_type = _PARTS[frame["type"].rpartition(".")[0]]
+        item = self._item(frame, implied, delta=False)
+        body = {"type": part_type, "text": frame.get("text", frame.get("refusal")),
+                "logprobs": frame.get("logprobs")}
+        # The part ends with its content_part.done (a reasoning part: with its item).
+        self._part_whole(item, (channel, frame.get(number_key, 0)), body, out, close=False)
+
+    def _part_key(self, frame: dict[str, Any]) -> tuple[str, str, Any]:
+        if frame["type"].startswith("response.reasoning_summary_part."):
+            return "reasoning", "summary", frame.get("summary_index", 0)
+        return "message", "content", frame.get("content_index", 0)
+
+    def _part_added(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        implied, channel, number = self._part_key(frame)
+        item = self._item(frame, implied, delta=True)
+        body = frame.get("part")
+        if (channel, number) not in item.parts and isinstance(body, dict):
+            self._open_part(item, (channel, number), body, out)
+
+    def _part_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        implied, channel, number = self._part_key(frame)
+        item = self._item(frame, implied, delta=False)
+        body = frame.get("part")
+        if isinstance(body, dict):
+            close = item.type != "reasoning"  # the signature comes with the item's end
+            self._part_whole(item, (channel, number), body, out, close=close)
+
+    def _open_part(self, item: _Item, key: tuple[str, Any], body: dict[str, Any],
+                   out: list[Event]) -> _Part | None:
+        kind = body.get("type")
+        if kind == "refusal":
+            return self._open(item, key, "refusal", out, part=body)
+        if kind in ("output_text", "summary_text", "reasoning_text", None):
+            block: BlockKind = "thinking" if item.type == "reasoning" else "text"
+            return self._open(item, key, block, out, part=body)
+        return None  # a part type nobody models: given whole at its .done
+
+    def _part_whole(self, item: _Item, key: tuple[str, Any], body: dict[str, Any],
+                    out: list[Event], *, close: bool) -> None:
+        """A part given whole (a ``.done``): its text and citations count only where no delta
+        brought them."""
+        part = item.parts.get(key) or self._open_part(item, key, body, out)
+        if part is None:  # a part type nobody models, verbatim
+            part = item.parts[key] = _Part(self._reserve(item), "opaque")
+            part.open = False
+            meta = {"item_id": item.id, "item": item.fields, "channel": key[0]}
+            out.append(BlockStart(part.index, "opaque", name=str(body.get("type")), raw=body,
+                                  meta=meta))
+            out.append(BlockStop(part.index))
+            return
+        if not part.open:
+            return
+        text = body.get("text", body.get("refusal"))
+        if not part.streamed and isinstance(text, str) and text:
+            part.streamed = True
+            out.append(_DELTAS[part.kind](part.index, text))
+            logprobs = body.get("logprobs")
+            if logprobs and part.kind == "text":
+                out.append(LogprobsDelta(0, "content", tuple(logprobs)))
+        annotations = body.get("annotations")
+        if not part.cited and annotations:
+            part.cited = True
+            for annotation in annotations:
+                out.append(CitationDelta(part.index, annotation))
+        if close:
+            part.open = False
+            out.append(BlockStop(part.index))
+
+
+def _error_message(error: Any, default: str = "the provider reported an error") -> str:
+    if not isinstance(error, dict):
+        return default
+    code = error.get("code") or error.get("type")
+    message = error.get("message")
+    if code and message:
+        return f"{code}: {message}"
+    return str(message or code or default)
