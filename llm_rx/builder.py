@@ -11,7 +11,9 @@ gets a sequence number, fragments live in append-only lists beside the number ea
 at, and the few values that are replaced (usage, metadata, the stop) keep their history; a
 snapshot is the builder and a number, and its ``response`` is materialised (joined) only when
 read. ``ResponseBuilder(history=False)`` keeps no history (for one final ``build()``); its
-snapshots are then materialised at once.
+snapshots are then materialised at once. A snapshot may be read on another thread while the
+builder is still being fed (a display rendering at its own rate): what it reads was appended
+before its number was, so it never sees what came after it.
 
 A tool call's ``arguments`` are parsed only once its block has ended: a parseable prefix of
 a cut-off call is not a finished call (its ``arguments`` stay ``None``, ``raw_arguments`` keeps
@@ -81,17 +83,21 @@ class _History(Generic[T]):
         self.now = value
 
     def at(self, seq: int | None) -> T:
-        seqs = self.seqs
-        if seq is None or not seqs or seqs[-1] <= seq:
+        if seq is None:
             return self.now
-        position = bisect_right(seqs, seq)
+        # (``set`` appends the number before the value: a value set meanwhile is not seen)
+        position = bisect_right(self.seqs, seq)
         return self.values[position - 1] if position else self.initial
 
 
 def _count(seqs: list[int], total: int, seq: int | None) -> int:
-    """How many items of an append-only list (items numbered by ``seqs``) existed at ``seq``."""
-    if seq is None or not seqs or seqs[-1] <= seq:
+    """How many items of an append-only list (items numbered by ``seqs``) existed at ``seq``;
+    ``seq`` is ``None`` for now, and for a builder that keeps no history."""
+    if seq is None:
         return total
+    # (items are appended before their numbers: an item appended meanwhile is not counted)
+    if not seqs or seqs[-1] <= seq:
+        return len(seqs)
     return bisect_right(seqs, seq)
 
 
@@ -347,7 +353,8 @@ class ResponseBuilder:
         return self.snapshot(error, final=True).response
 
     def _blocks_at(self, seq: int | None) -> list[_Acc]:
-        return [acc for acc in self._blocks.values() if seq is None or acc.born <= seq]
+        # (``list()`` copies at once: another thread may be feeding while a snapshot is read)
+        return [acc for acc in list(self._blocks.values()) if seq is None or acc.born <= seq]
 
     def _first_choice(self, seq: int | None) -> int:
         choices = {acc.start.choice for acc in self._blocks_at(seq)}
@@ -375,7 +382,7 @@ class ResponseBuilder:
         ]
         ordered += [
             ((after, 1, n), acc)
-            for n, (born, after, acc) in enumerate(self._opaques)
+            for n, (born, after, acc) in enumerate(list(self._opaques))
             if seq is None or born <= seq
         ]
         ordered.sort(key=lambda item: item[0])
@@ -383,7 +390,7 @@ class ResponseBuilder:
         for _, acc in ordered:
             contents.setdefault(acc.start.choice, []).append(acc.block(seq))
         logprobs: dict[int, dict[str, list[Any]]] = {}
-        for (choice, channel), (items, seqs) in self._logprobs.items():
+        for (choice, channel), (items, seqs) in list(self._logprobs.items()):
             count = _count(seqs, len(items), seq)
             if count:
                 logprobs.setdefault(choice, {})[channel] = items[:count]

@@ -28,9 +28,9 @@ from . import operators as lxo
 from .data import DEMO_CAPTURES, capture_path
 from .errors import LlmRxError
 from .events import Event, event_to_dict
-from .native import to_native
+from .native import ENCODERS, to_native
 from .response import Response
-from .sinks import PlainPrinter
+from .sinks import terminal_display
 from .sources import from_file
 from .wire.registry import PROVIDERS
 
@@ -57,11 +57,8 @@ def _replay(path: Path, provider: str | None, delay: float, out: TextIO) -> Resp
     events = from_file(path, provider)
     if delay > 0:
         events = events.pipe(_paced(delay))
-    printer = PlainPrinter(out)
-    response: Response = events.pipe(
-        ops.do_action(printer.on_next, printer.on_error, printer.on_completed),
-        lxo.to_response(),
-    ).run()
+    # rich Live on a terminal (when rich is installed), plain incremental text otherwise
+    response: Response = events.pipe(terminal_display(out=out), lxo.to_response()).run()
     return response
 
 
@@ -137,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     reassemble = with_file("reassemble", "print the reassembled response as JSON")
     reassemble.add_argument("--native", action="store_true",
                             help="the provider's own non-stream body instead of canonical JSON")
-    reassemble.add_argument("--to", choices=("anthropic", "openai-chat"),
+    reassemble.add_argument("--to", choices=sorted(ENCODERS),
                             help="with --native: re-encode for this provider")
     with_file("events", "print one JSON event per line")
     return parser

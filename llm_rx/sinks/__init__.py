@@ -1,5 +1,21 @@
-"""Sinks: the only code that writes I/O (displays, files)."""
+"""Sinks: the only code that writes I/O (displays, files).
 
+The live displays are taps — ``events.pipe(lxs.jupyter_display(), lxo.to_response())`` —
+passing every event through while they render, so one subscription drives both.
+"""
+
+from ._jupyter import DisplayUnavailableError, ReplyFrame, jupyter_display
+from ._live import DEFAULT_REFRESH_PER_SECOND, LiveView, live
 from ._plain import PlainPrinter
+from ._terminal import terminal_display
 
-__all__ = ["PlainPrinter"]
+__all__ = [
+    "DEFAULT_REFRESH_PER_SECOND",
+    "DisplayUnavailableError",
+    "LiveView",
+    "PlainPrinter",
+    "ReplyFrame",
+    "jupyter_display",
+    "live",
+    "terminal_display",
+]

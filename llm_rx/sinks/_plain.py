@@ -23,13 +23,15 @@ class PlainPrinter:
 
     Used as a tap (``ops.do_action(printer.on_next, printer.on_error, printer.on_completed)``):
     it writes, it never changes the stream. Output is plain text (no cursor movement), so it
-    stays readable when it is not a terminal; it always ends with a newline.
+    stays readable when it is not a terminal; it always ends with a newline. A reply that
+    ended without its end (an error, or events that stopped early) is marked interrupted.
     """
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self._kinds: dict[int, str] = {}
         self._at_line_start = True
+        self._ended = False  # the reply's own end (MessageStop) arrived
 
     def _write(self, text: str) -> None:
         if text:
@@ -73,6 +75,7 @@ class PlainPrinter:
             elif block_kind in ("thinking", "refusal"):
                 self._newline()
         elif kind is MessageStop:
+            self._ended = True
             self._newline()
 
     def on_error(self, error: Exception) -> None:
@@ -81,3 +84,5 @@ class PlainPrinter:
 
     def on_completed(self) -> None:
         self._newline()
+        if not self._ended:
+            self._write("[interrupted: the events ended before the end of the reply]\n")

@@ -1,0 +1,174 @@
+"""``jupyter_display()``: a reply rendered live in a notebook cell, updated in place."""
+
+from __future__ import annotations
+
+import html
+import importlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from reactivex import Observable, abc
+
+from ..builder import Snapshot
+from ..events import Event
+from ..response import (
+    OpaqueBlock,
+    RefusalBlock,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from ._format import arguments_text, footer_text, problem_text
+from ._live import DEFAULT_REFRESH_PER_SECOND, live
+
+__all__ = ["DisplayUnavailableError", "ReplyFrame", "jupyter_display"]
+
+DisplayFunction = Callable[..., Any]
+
+
+class DisplayUnavailableError(RuntimeError):
+    """The display cannot be shown here (no Jupyter kernel, IPython not installed)."""
+
+
+class ReplyFrame:
+    """One frame of a reply, as IPython displays it: Markdown, with a plain-text fallback."""
+
+    __slots__ = ("markdown", "plain")
+
+    def __init__(self, markdown: str, plain: str) -> None:
+        self.markdown = markdown
+        self.plain = plain
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, str]:
+        return {"text/markdown": self.markdown, "text/plain": self.plain}
+
+    def __repr__(self) -> str:
+        return self.plain
+
+
+def jupyter_display(
+    *,
+    refresh_per_second: float = DEFAULT_REFRESH_PER_SECOND,
+    scheduler: abc.SchedulerBase | None = None,
+    display: DisplayFunction | None = None,
+) -> Callable[[Observable[Event]], Observable[Event]]:
+    """Show the reply in the notebook as it arrives, passing every event through.
+
+    ::
+
+        response = events.pipe(lxs.jupyter_display(), lxo.to_response()).run()
+        response = await events.pipe(lxs.jupyter_display(), lxo.to_response())
+
+    One output is displayed per subscription and updated in place (``update_display_data``)
+    at most ``refresh_per_second`` times a second: the answer as Markdown, thinking in a
+    collapsed ``<details>``, tool calls as JSON, then a footer with the model and the usage.
+    The final update shows the whole reply; one that did not finish is marked interrupted
+    (or failed) with the reason. Frames are timed on ``scheduler``, else the subscription's
+    (``await`` runs them on the notebook's event loop).
+
+    ``display`` is IPython's ``display`` function unless given (tests inject one); outside
+    a Jupyter kernel this raises :class:`DisplayUnavailableError`.
+    """
+    show = display if display is not None else _ipython_display()
+
+    def open_view() -> _NotebookView:
+        return _NotebookView(show)
+
+    return live(open_view, refresh_per_second=refresh_per_second, scheduler=scheduler)
+
+
+def _ipython_display() -> DisplayFunction:
+    try:
+        ipython = importlib.import_module("IPython")
+    except ImportError as error:
+        raise DisplayUnavailableError(
+            "jupyter_display() needs IPython: pip install 'llm-rx[jupyter]'"
+        ) from error
+    shell = ipython.get_ipython()
+    if shell is None or getattr(shell, "kernel", None) is None:
+        raise DisplayUnavailableError(
+            "jupyter_display() updates a notebook output, and this is not a Jupyter kernel; "
+            "outside a notebook use terminal_display()"
+        )
+    show: DisplayFunction = importlib.import_module("IPython.display").display
+    return show
+
+
+class _NotebookView:
+    def __init__(self, show: DisplayFunction) -> None:
+        handle = show(ReplyFrame("*waiting for the reply…*", "waiting for the reply…"),
+                      display_id=True)
+        if not callable(getattr(handle, "update", None)):
+            raise DisplayUnavailableError(
+                "display(..., display_id=True) gave no display handle: "
+                "jupyter_display() needs a Jupyter kernel"
+            )
+        self._handle = handle
+
+    def update(self, snapshot: Snapshot) -> None:
+        self._handle.update(render_frame(snapshot.response, final=False))
+
+    def close(self, snapshot: Snapshot) -> None:
+        self._handle.update(render_frame(snapshot.response, final=True))
+
+
+def render_frame(response: Response, final: bool) -> ReplyFrame:
+    """The Markdown and plain text of a reply (``final``: as it ended, else in progress)."""
+    markdown: list[str] = []
+    plain: list[str] = []
+    last = len(response.content) - 1
+    for position, block in enumerate(response.content):
+        if isinstance(block, TextBlock):
+            markdown.append(block.text)
+            plain.append(block.text)
+        elif isinstance(block, ThinkingBlock):
+            thinking = not final and position == last
+            markdown.append(_thinking_markdown(block, thinking))
+            plain.append(f"[{_thinking_title(block, thinking)}]")
+        elif isinstance(block, ToolCallBlock):
+            arguments = arguments_text(block)
+            fence = _fence(arguments)
+            markdown.append(f"**Tool call** `{block.name}`\n{fence}json\n{arguments}\n{fence}")
+            plain.append(f"[tool call] {block.name}({arguments})")
+        elif isinstance(block, RefusalBlock):
+            markdown.append(_quote(f"**Refusal:** {block.text}"))
+            plain.append(f"[refusal] {block.text}")
+        elif isinstance(block, OpaqueBlock):
+            markdown.append(f"`[{block.kind}]`")
+            plain.append(f"[{block.kind}]")
+    problem = problem_text(response) if final else None
+    if problem:
+        markdown.append(_quote(f"**⚠ {problem}**"))
+        plain.append(f"[{problem}]")
+    footer = footer_text(response, final)
+    markdown.append(f"<sub>{html.escape(footer)}</sub>")
+    plain.append(f"-- {footer}")
+    return ReplyFrame("\n\n".join(part for part in markdown if part),
+                      "\n".join(part for part in plain if part))
+
+
+def _thinking_title(block: ThinkingBlock, thinking: bool) -> str:
+    if block.redacted:
+        return "thinking (redacted)"
+    return f"{'thinking…' if thinking else 'thinking'} ({len(block.text):,} characters)"
+
+
+def _thinking_markdown(block: ThinkingBlock, thinking: bool) -> str:
+    """Collapsed: a ``<details>`` whose summary says how much, the text quoted inside."""
+    summary = _thinking_title(block, thinking).capitalize()
+    body = _quote(html.escape(block.text, quote=False)) if block.text else ""
+    return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks inside ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)

@@ -1,0 +1,191 @@
+"""``live()``: the engine of the live displays — snapshots rendered at their own rate.
+
+A live display is a *tap*: it passes every event through unchanged while it renders, so one
+subscription drives both the display and whatever follows it (``to_response()``, a meter).
+Rendering is decoupled from the token rate: events only feed a
+:class:`~llm_rx.builder.ResponseBuilder` (cheap), and a frame — an immutable
+:class:`~llm_rx.builder.Snapshot` — is rendered on the scheduler at most
+``refresh_per_second`` times a second. Fragments that arrive while a frame renders are
+coalesced into the next frame, never dropped; the final state is always rendered, in full,
+when the events end (complete, cut short, failed or disposed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Protocol
+
+import reactivex
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable, Disposable
+from reactivex.scheduler import ImmediateScheduler, TimeoutScheduler, TrampolineScheduler
+
+from ..builder import ResponseBuilder, Snapshot
+from ..errors import CancelledStreamError
+from ..events import Event
+
+__all__ = ["DEFAULT_REFRESH_PER_SECOND", "LiveView", "live"]
+
+#: Frames per second of the live displays unless told otherwise.
+DEFAULT_REFRESH_PER_SECOND = 15.0
+
+
+class LiveView(Protocol):
+    """Where frames go: one view per subscription, opened when the subscription starts."""
+
+    def update(self, snapshot: Snapshot) -> None:
+        """Show the reply so far (in progress: not complete, no stop reason, no error)."""
+
+    def close(self, snapshot: Snapshot) -> None:
+        """Show the reply as it ended (complete, interrupted or failed); the last call."""
+
+
+def _blocking(scheduler: abc.SchedulerBase) -> bool:
+    """Schedulers that run timed work on the calling thread (by sleeping) cannot pace frames."""
+    return isinstance(scheduler, (TrampolineScheduler, ImmediateScheduler))
+
+
+def live(
+    open_view: Callable[[], LiveView],
+    *,
+    refresh_per_second: float = DEFAULT_REFRESH_PER_SECOND,
+    scheduler: abc.SchedulerBase | None = None,
+) -> Callable[[Observable[Event]], Observable[Event]]:
+    """Render the reply on a view while passing every event through unchanged.
+
+    ::
+
+        events:  -S-b-t-t-t-t-t-t-t-t-t-t-M-|
+        live(view, refresh_per_second=1/4)        (one frame per 4 ticks at most)
+        result:  -S-b-t-t-t-t-t-t-t-t-t-t-M-|     (the same events, at the same times)
+        frames:  -f-------f-------f-------f-F     (f: update, F: close with the final state)
+
+    The first event is shown at once, later ones at most once per ``1 / refresh_per_second``
+    seconds of the scheduler's clock: ``scheduler`` when given, else the subscription's
+    (``AsyncIOScheduler`` under ``await``, a thread under ``.run()``), else a timer thread.
+    The scheduler must take work from the thread the events arrive on (``AsyncIOScheduler``
+    only from its loop's thread; ``AsyncIOThreadSafeScheduler`` from any).
+
+    ``open_view`` is called on each subscription (a new view each time). An exception from
+    the view goes to ``on_error``; an error from upstream is shown, then passed on. Disposing
+    the subscription shows the reply as cancelled.
+    """
+    if not refresh_per_second > 0:
+        raise ValueError("refresh_per_second must be > 0")
+    if scheduler is not None and _blocking(scheduler):
+        raise ValueError("live displays need a scheduler with timers (not a trampoline)")
+    interval = 1.0 / refresh_per_second
+
+    def operator(source: Observable[Event]) -> Observable[Event]:
+        def subscribe(
+            observer: abc.ObserverBase[Event], subscribed: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            clock = scheduler or (
+                subscribed if subscribed is not None and not _blocking(subscribed)
+                else TimeoutScheduler.singleton()
+            )
+            session = _Session(open_view(), clock, interval)
+
+            def on_next(event: Event) -> None:
+                try:
+                    session.feed(event)
+                except Exception as error:  # noqa: BLE001 - a malformed event from upstream
+                    on_error(error)
+                    return
+                if session.failure is not None:
+                    observer.on_error(session.failure)
+                    return
+                observer.on_next(event)
+
+            def on_error(error: Exception) -> None:
+                with contextlib.suppress(Exception):  # the upstream error is the one to report
+                    session.finish(error)
+                observer.on_error(error)
+
+            def on_completed() -> None:
+                try:
+                    session.finish(None)
+                except Exception as error:  # noqa: BLE001 - the view failed: report it
+                    observer.on_error(error)
+                    return
+                if session.failure is not None:
+                    observer.on_error(session.failure)
+                    return
+                observer.on_completed()
+
+            def cancel() -> None:
+                with contextlib.suppress(Exception):  # disposing never raises; nobody to tell
+                    session.finish(CancelledStreamError("the display was disposed"))
+
+            upstream = source.subscribe(on_next, on_error, on_completed, scheduler=subscribed)
+            return CompositeDisposable(upstream, Disposable(cancel))
+
+        return reactivex.create(subscribe)
+
+    return operator
+
+
+class _Session:
+    """One subscription's display: the builder, the next frame's timer, the view.
+
+    ``_lock`` guards the builder and the timer (held briefly, by the event thread too): a
+    frame's snapshot is taken *and materialised* under it, since a snapshot reads the
+    builder's lists and the builder is not thread-safe. ``_render_lock`` lets one frame
+    render at a time and makes the final frame the last one. Events arriving during a render
+    wait only for ``_lock``, never for the render: they are coalesced into the next frame.
+    """
+
+    def __init__(self, view: LiveView, clock: abc.SchedulerBase, interval: float) -> None:
+        self._view: LiveView | None = view  # None once closed
+        self._clock = clock
+        self._interval = interval
+        self._builder = ResponseBuilder()
+        self._lock = threading.Lock()
+        self._render_lock = threading.Lock()
+        self._timer: abc.DisposableBase | None = None  # the next frame, when one is due
+        self._shown: datetime | None = None  # when the last frame was taken
+        self.failure: Exception | None = None  # the view failed: the stream fails with it
+
+    def feed(self, event: Event) -> None:
+        with self._lock:
+            self._builder.feed(event)
+            if self._timer is None and self._view is not None:
+                wait = 0.0
+                if self._shown is not None:
+                    elapsed = (self._clock.now - self._shown).total_seconds()
+                    wait = max(0.0, self._interval - elapsed)
+                self._timer = self._clock.schedule_relative(wait, self._frame)
+
+    def _frame(self, _scheduler: abc.SchedulerBase, _state: Any = None) -> None:
+        with self._render_lock:
+            with self._lock:
+                self._timer = None
+                view = self._view
+                if view is None:
+                    return
+                snapshot = self._builder.snapshot()
+                snapshot.response  # noqa: B018 - materialised here: the builder is not thread-safe
+                self._shown = self._clock.now
+            try:
+                view.update(snapshot)
+            except Exception as error:  # noqa: BLE001 - reported through on_error
+                with self._lock:
+                    self._view = None
+                    self.failure = error
+
+    def finish(self, error: Exception | None) -> None:
+        """Render the final state (once): what arrived, marked with how it ended."""
+        with self._render_lock:
+            with self._lock:
+                view, self._view = self._view, None
+                if self._timer is not None:
+                    self._timer.dispose()
+                    self._timer = None
+                if view is None:
+                    return
+                snapshot = self._builder.snapshot(error, final=True)
+                snapshot.response  # noqa: B018 - materialised while no event can be fed
+            view.close(snapshot)

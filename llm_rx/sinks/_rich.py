@@ -1,0 +1,101 @@
+"""The rich ``Live`` view behind ``terminal_display()`` (imported only when rich is used)."""
+
+from __future__ import annotations
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.text import Text
+
+from ..builder import Snapshot
+from ..response import (
+    OpaqueBlock,
+    RefusalBlock,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from ._format import arguments_text, footer_text, problem_text
+
+__all__ = ["RichView", "render_reply"]
+
+#: Lines of a thinking block shown while it streams (it is collapsed to a title after).
+THINKING_TAIL = 3
+
+
+class RichView:
+    """A ``Live`` region on the console, refreshed only when a frame is rendered.
+
+    ``auto_refresh`` is off: the frames come from the tap's scheduler, not from rich's own
+    thread. While streaming, only the last lines that fit the terminal are drawn (the newest
+    text stays in view); the final frame is drawn in full and ends with a newline.
+    """
+
+    def __init__(self, console: Console) -> None:
+        self._live = Live(console=console, auto_refresh=False, transient=False)
+        self._live.start()
+
+    def update(self, snapshot: Snapshot) -> None:
+        self._live.update(_Tail(render_reply(snapshot.response, final=False)), refresh=True)
+
+    def close(self, snapshot: Snapshot) -> None:
+        self._live.vertical_overflow = "visible"  # the final frame in full, however tall
+        self._live.update(render_reply(snapshot.response, final=True))
+        self._live.stop()  # draws the last frame, then ends its line
+
+
+class _Tail:
+    """The last ``height`` lines of a renderable (default: as many as fit the console)."""
+
+    def __init__(self, renderable: RenderableType, height: int | None = None) -> None:
+        self.renderable = renderable
+        self.height = height
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        room = self.height or max(1, options.size.height - 1)
+        new_line = Segment.line()
+        for line in lines[-room:]:
+            yield from line
+            yield new_line
+
+
+def render_reply(response: Response, final: bool) -> RenderableType:
+    """The reply as rich renderables: thinking collapsed, Markdown text, tool calls, footer."""
+    parts: list[RenderableType] = []
+    last = len(response.content) - 1
+    for position, block in enumerate(response.content):
+        if isinstance(block, TextBlock):
+            if block.text:
+                parts.append(Markdown(block.text))
+        elif isinstance(block, ThinkingBlock):
+            parts.extend(_thinking(block, streaming=not final and position == last))
+        elif isinstance(block, ToolCallBlock):
+            call = Text.assemble(("tool call ", "bold cyan"), (block.name or "?", "bold"))
+            parts.append(call)
+            arguments = arguments_text(block)
+            if arguments:
+                parts.append(Text(arguments, style="cyan"))
+        elif isinstance(block, RefusalBlock):
+            parts.append(Text(f"refusal: {block.text}", style="yellow"))
+        elif isinstance(block, OpaqueBlock):
+            parts.append(Text(f"[{block.kind}]", style="dim"))
+    problem = problem_text(response) if final else None
+    if problem:
+        parts.append(Text(f"⚠ {problem}", style="bold red"))
+    parts.append(Text(footer_text(response, final), style="dim"))
+    return Group(*parts)
+
+
+def _thinking(block: ThinkingBlock, streaming: bool) -> list[RenderableType]:
+    if block.redacted:
+        return [Text("▸ thinking (redacted)", style="dim italic")]
+    title = "thinking…" if streaming else "thinking"
+    parts: list[RenderableType] = [
+        Text(f"▸ {title} ({len(block.text):,} characters)", style="dim italic")
+    ]
+    if streaming and block.text.strip():
+        parts.append(_Tail(Text(block.text.strip(), style="dim"), THINKING_TAIL))
+    return parts
