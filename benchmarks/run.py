@@ -73,6 +73,28 @@ def floor_anthropic(chunks: list[bytes]) -> str:
     return "".join(out)
 
 
+def floor_gemini(chunks: list[bytes]) -> str:
+    out: list[str] = []
+    for frame in b"".join(chunks).split(b"\n\n"):
+        if frame.startswith(b"data: "):
+            for candidate in orjson.loads(frame[6:]).get("candidates") or ():
+                for part in candidate["content"]["parts"]:
+                    text = part.get("text")
+                    if text:
+                        out.append(text)
+    return "".join(out)
+
+
+def floor_ollama(chunks: list[bytes]) -> str:
+    out: list[str] = []
+    for line in b"".join(chunks).split(b"\n"):
+        if line:
+            text = orjson.loads(line)["message"]["content"]
+            if text:
+                out.append(text)
+    return "".join(out)
+
+
 # -- llm-rx --------------------------------------------------------------------------------
 
 
@@ -219,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         ("openai chat, parallel tool calls", "openai_tool_calls",
          streams.openai_tool_calls(8, n // 32), floor_openai_tools,
          {"openai (sdk)": openai_sdk} if _available("openai") else {}),
+        ("gemini, text + usage per chunk", "gemini", streams.gemini(n), floor_gemini, {}),
+        ("ollama /api/chat", "ollama", streams.ollama(n), floor_ollama, {}),
     ]
     print(f"{'stream':34} {'contender':22} {'median':>10} {'x floor':>8}")
     for title, _, body, floor, sdks in cases:

@@ -121,3 +121,30 @@ def anthropic(n: int = 20_000) -> bytes:
 def chunked(body: bytes, size: int = 64 * 1024) -> list[bytes]:
     """The body as a transport delivers it: reads of ``size`` bytes."""
     return [body[i : i + size] for i in range(0, len(body), size)]
+
+
+def gemini(n: int = 20_000) -> bytes:
+    """``n`` SSE chunks of one text part each, with the cumulative ``usageMetadata`` Gemini
+    repeats on every chunk, the last with ``finishReason``."""
+    parts = []
+    for i in range(n):
+        candidate: dict[str, Any] = {"content": {"parts": [{"text": _word(i)}], "role": "model"},
+                                     "index": 0}
+        if i == n - 1:
+            candidate["finishReason"] = "STOP"
+        parts.append(_sse({"candidates": [candidate], "usageMetadata": {
+            "promptTokenCount": 9, "candidatesTokenCount": i + 1, "totalTokenCount": i + 10},
+            "modelVersion": "gemini-2.5-flash", "responseId": "bench-gemini"}))
+    return b"".join(parts)
+
+
+def ollama(n: int = 20_000) -> bytes:
+    """``n`` ``/api/chat`` NDJSON lines, then the ``done`` line with counts and timings."""
+    lines = [orjson.dumps({"model": "gemma3:1b", "created_at": f"2025-08-20T13:48:{i % 60:02d}Z",
+                           "message": {"role": "assistant", "content": _word(i)}, "done": False})
+             for i in range(n)]
+    lines.append(orjson.dumps({"model": "gemma3:1b", "created_at": "2025-08-20T13:49:00Z",
+                               "message": {"role": "assistant", "content": ""},
+                               "done_reason": "stop", "done": True, "total_duration": 171946792,
+                               "prompt_eval_count": 16, "eval_count": n}))
+    return b"\n".join(lines) + b"\n"

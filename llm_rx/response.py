@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from .errors import ErrorKind
 
@@ -67,10 +67,19 @@ class Usage(BaseModel):
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
-    native: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+    # (not validated: it is the provider's object verbatim, and walking it costs per chunk)
+    native: Annotated[dict[str, Any] | None, SkipValidation] = Field(
+        default=None, exclude=True, repr=False
+    )
 
     def overlay(self, newer: Usage) -> Usage:
         """Merge a later cumulative snapshot: its reported fields win, absent ones keep ours."""
+        old, new = self.native, newer.native
+        if all(  # the usual case: the newer snapshot reports all we had (no new object needed)
+            getattr(self, name) is None or getattr(newer, name) is not None
+            for name in _USAGE_FIELDS
+        ) and (old is None or (new is not None and old.keys() <= new.keys())):
+            return newer
         merged = {
             name: value if (value := getattr(newer, name)) is not None else getattr(self, name)
             for name in _USAGE_FIELDS

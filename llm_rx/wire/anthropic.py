@@ -112,9 +112,16 @@ class AnthropicDecoder(SSEPayloadDecoder):
             "error": self._error,
         }
 
+    payload_names_kind = True  # every payload has its "type" (only ``error`` needs the name)
+
+    def _data(self, data: bytes, out: list[Event]) -> None:
+        self._frame(self._parse(data), "message", data, out)
+
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
-        frame = self._json(event)
-        if event.event == "content_block_delta" and frame.get("type") == "content_block_delta":
+        self._frame(self._parse(event.data), event.event, event.data, out)
+
+    def _frame(self, frame: dict[str, Any], name: str, data: bytes, out: list[Event]) -> None:
+        if name != "error" and frame.get("type") == "content_block_delta":
             # The hot path: a text, thinking or argument delta for an open block.
             wire = frame.get("index")
             index = self._blocks.get(wire) if wire.__class__ is int else None
@@ -138,17 +145,17 @@ class AnthropicDecoder(SSEPayloadDecoder):
                             out.append(_new(ToolArgsDelta, (index, fragment)))
                         return
         kind = frame.get("type")
-        if event.event == "error":
+        if name == "error":
             kind = "error"
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
             if not self.started:
                 self._start(out)
-            out.append(Opaque(str(kind or event.event), frame))
+            out.append(Opaque(str(kind or name), frame))
             return
         if not self.started and kind != "message_start":
             self._start(out)
-        handler(frame, event.data, out)
+        handler(frame, data, out)
 
     def _eof(self, out: list[Event]) -> None:
         self._emit_pending_opaque(out)

@@ -21,13 +21,47 @@ from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, Wire
 from ..events import Event, MessageStart
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
-__all__ = ["Decoder", "SSEPayloadDecoder", "attach_events"]
+__all__ = ["ChangedFields", "Decoder", "SSEPayloadDecoder", "attach_events"]
 
 
 def attach_events(error: LlmRxError, events: list[Event]) -> LlmRxError:
     """Record on ``error`` the events decoded before it (emitted before ``on_error``)."""
     error.events = events  # type: ignore[attr-defined]
     return error
+
+
+class ChangedFields:
+    """The fields of a stream of objects outside a known set, reporting those that changed.
+
+    Objects of one stream mostly share one key layout, so the layout is cached. A field's
+    first value is recorded even when ``null`` (it is what the wire said); a later ``null``
+    does not erase a value.
+    """
+
+    __slots__ = ("_extra_keys", "_keys", "known", "values")
+
+    def __init__(self, known: frozenset[str]) -> None:
+        self.known = known
+        self.values: dict[str, Any] = {}
+        self._keys: tuple[str, ...] = ()
+        self._extra_keys: tuple[str, ...] = ()
+
+    def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        keys = tuple(obj)
+        if keys != self._keys:
+            self._keys = keys
+            self._extra_keys = tuple(key for key in keys if key not in self.known)
+        changed: dict[str, Any] | None = None
+        values = self.values
+        for key in self._extra_keys:
+            value = obj[key]
+            if key in values and (value is None or values[key] == value):
+                continue
+            values[key] = value
+            if changed is None:
+                changed = {}
+            changed[key] = value
+        return changed
 
 
 class Decoder(ABC):
@@ -69,9 +103,12 @@ class Decoder(ABC):
 class SSEPayloadDecoder(Decoder):
     """A decoder whose wire is SSE events with one JSON payload each."""
 
+    #: Whether the payloads name their own kind (then the framer may drop event names).
+    payload_names_kind = False
+
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__()
-        self._sse = SSEDecoder(max_frame)
+        self._sse = SSEDecoder(max_frame, names=not self.payload_names_kind)
         self._at_eof = False
 
     def decode(self, chunk: bytes) -> list[Event]:
@@ -124,16 +161,18 @@ class SSEPayloadDecoder(Decoder):
 
     def _json(self, event: SSEEvent) -> dict[str, Any]:
         """The event's JSON object; a bad one is a wire-format error (a truncation at EOF)."""
+        return self._parse(event.data)
+
+    def _parse(self, data: bytes) -> dict[str, Any]:
+        """A frame's JSON object; a bad one is a wire-format error (a truncation at EOF)."""
         try:
-            payload = orjson.loads(event.data)
+            payload = orjson.loads(data)
         except orjson.JSONDecodeError:
             if self._at_eof:
-                raise IncompleteStreamError(
-                    "the stream ended inside a frame", event.data
-                ) from None
-            raise WireFormatError("a frame is not valid JSON", event.data) from None
+                raise IncompleteStreamError("the stream ended inside a frame", data) from None
+            raise WireFormatError("a frame is not valid JSON", data) from None
         if not isinstance(payload, dict):
-            raise WireFormatError("a frame is not a JSON object", event.data)
+            raise WireFormatError("a frame is not a JSON object", data)
         return payload
 
     @abstractmethod

@@ -49,7 +49,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import SSEPayloadDecoder, attach_events
+from .base import ChangedFields, SSEPayloadDecoder, attach_events
 from .json_array import JSONArrayDecoder
 from .sse import DEFAULT_MAX_FRAME, SSEEvent
 
@@ -110,33 +110,6 @@ def usage_from_gemini(raw: dict[str, Any]) -> Usage:
 def finish_name(native: Any) -> Any:
     """A ``finishReason`` (or a number standing for one) as its name."""
     return FINISH_REASONS.get(native, native) if isinstance(native, int) else native
-
-
-class _Fields:
-    """The fields of an object outside a known set that changed since the last one."""
-
-    __slots__ = ("_extra", "_keys", "known", "values")
-
-    def __init__(self, known: frozenset[str]) -> None:
-        self.known = known
-        self.values: dict[str, Any] = {}
-        self._keys: tuple[str, ...] = ()
-        self._extra: tuple[str, ...] = ()
-
-    def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
-        keys = tuple(obj)
-        if keys != self._keys:  # chunks of one stream mostly share a layout
-            self._keys = keys
-            self._extra = tuple(key for key in keys if key not in self.known)
-        changed: dict[str, Any] | None = None
-        for key in self._extra:
-            value = obj[key]
-            if key not in self.values or self.values[key] != value:
-                self.values[key] = value
-                if changed is None:
-                    changed = {}
-                changed[key] = value
-        return changed
 
 
 class _Args:
@@ -232,7 +205,7 @@ class _Candidate:
         self.reason: StopReason = "end_turn"
         self.native: Any = None
         self.words: str | None = None
-        self.fields = _Fields(_CANDIDATE_FIELDS)
+        self.fields = ChangedFields(_CANDIDATE_FIELDS)
 
 
 class GeminiDecoder(SSEPayloadDecoder):
@@ -249,8 +222,10 @@ class GeminiDecoder(SSEPayloadDecoder):
         self._array: JSONArrayDecoder | None = None
         self._candidates: dict[int, _Candidate] = {}
         self._next_block = 0
-        self._fields = _Fields(_CHUNK_FIELDS)
+        self._fields = ChangedFields(_CHUNK_FIELDS)
         self._last_usage: Any = None
+        self._usage_sent: Any = None
+        self._usage_due = False
         self._blocked: str | None = None
 
     # -- the two forms ---------------------------------------------------------------------
@@ -371,8 +346,18 @@ class GeminiDecoder(SSEPayloadDecoder):
                 self._candidate(candidate, out)
         usage = chunk.get("usageMetadata")
         if usage and usage != self._last_usage:
+            # Gemini repeats its cumulative counts on every chunk. The first snapshot (and
+            # one that reports a new kind of count) goes out at once; the running ones are
+            # held and the latest goes out before the reply ends: a snapshot per chunk would
+            # cost more than decoding the chunk, and overlaying them gives the same totals.
+            sent = self._usage_sent
             self._last_usage = usage
-            out.append(UsageUpdate(usage_from_gemini(usage)))
+            if sent is None or usage.keys() != sent.keys():
+                self._usage_sent = usage
+                self._usage_due = False
+                out.append(UsageUpdate(usage_from_gemini(usage)))
+            else:
+                self._usage_due = True
 
     def _candidate(self, raw: dict[str, Any], out: list[Event]) -> None:
         number = raw.get("index", 0)
@@ -487,8 +472,21 @@ class GeminiDecoder(SSEPayloadDecoder):
         cand.block = None
         cand.kind = None
 
+    def _flush_usage(self, out: list[Event]) -> None:
+        """Send the latest held usage snapshot, if one is due."""
+        if self._usage_due:
+            self._usage_due = False
+            self._usage_sent = self._last_usage
+            out.append(UsageUpdate(usage_from_gemini(self._last_usage)))
+
+    def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
+        if self.started:
+            self._flush_usage(out)
+        return super()._fail(error, out, start=start)
+
     def _end(self, out: list[Event], how: str) -> None:
         """The reply's end arrived: complete if every candidate (or the prompt) finished."""
+        self._flush_usage(out)
         candidates = self._candidates.values()
         if not candidates and self._blocked is not None:  # the prompt was blocked
             self.finished = True

@@ -37,7 +37,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import SSEPayloadDecoder
+from .base import ChangedFields, SSEPayloadDecoder
 from .sse import SSEEvent
 
 __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
@@ -118,40 +118,6 @@ def usage_from_openai(raw: dict[str, Any]) -> Usage:
     )
 
 
-class _Fields:
-    """The fields of a stream of objects outside a known set, reporting those that changed.
-
-    Objects of one stream mostly share one key layout, so the layout is cached. A field's
-    first value is recorded even when ``null`` (it is what the wire said); a later ``null``
-    does not erase a value.
-    """
-
-    __slots__ = ("_extra_keys", "_keys", "known", "values")
-
-    def __init__(self, known: frozenset[str]) -> None:
-        self.known = known
-        self.values: dict[str, Any] = {}
-        self._keys: tuple[str, ...] = ()
-        self._extra_keys: tuple[str, ...] = ()
-
-    def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
-        keys = tuple(obj)
-        if keys != self._keys:
-            self._keys = keys
-            self._extra_keys = tuple(key for key in keys if key not in self.known)
-        changed: dict[str, Any] | None = None
-        values = self.values
-        for key in self._extra_keys:
-            value = obj[key]
-            if key in values and (value is None or values[key] == value):
-                continue
-            values[key] = value
-            if changed is None:
-                changed = {}
-            changed[key] = value
-        return changed
-
-
 class _Choice:
     """Per-choice decoding state: the open block of each kind, the tool calls."""
 
@@ -186,7 +152,7 @@ class _Choice:
         self.open: list[int] = []
         self.reason: StopReason = "end_turn"
         self.native: Any = None
-        self.fields = _Fields(_CHOICE_FIELDS)
+        self.fields = ChangedFields(_CHOICE_FIELDS)
 
 
 class _Layout(NamedTuple):
@@ -209,7 +175,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         super().__init__(max_frame)
         self._choices: dict[int, _Choice] = {}
         self._next_block = 0
-        self._fields = _Fields(_CHUNK_FIELDS)
+        self._fields = ChangedFields(_CHUNK_FIELDS)
         self._pending_extra: dict[str, Any] = {}
         self._last_usage: Any = None
         self._layout: _Layout | None = None

@@ -53,8 +53,11 @@ def _events(items: list[Any]) -> list[SSEEvent]:
 class SSEDecoder:
     """Incremental SSE framer: ``decode(bytes) -> list[SSEEvent]`` and ``flush()``."""
 
-    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME, *, names: bool = True) -> None:
         self.max_frame = max_frame
+        # False: the reader takes each event's kind from its payload, so ``decode_payloads``
+        # may give named events as bare data too (``error`` events keep their name).
+        self.names = names
         self.last_event_id: str | None = None
         self.retry: int | None = None
         self.recognised = False  # a data/event/id/retry field or a comment was seen
@@ -107,6 +110,32 @@ class SSEDecoder:
         events: list[bytes | SSEEvent]
         limit = self.max_frame
         if (
+            not self.names
+            and body.startswith(b"event: ")
+            and self.last_event_id is None
+            and b"event: error" not in body
+        ):
+            # Fast path for "event: name\ndata: {...}" events whose payload names its kind:
+            # when every block is exactly those two lines (counted at C level), the data
+            # follows the block's only newline.
+            blocks = body.split(b"\n\n")
+            count = len(blocks)
+            if (
+                body.count(b"\n") == 3 * count - 2
+                and body.count(b"\ndata: ") == count
+                and body.count(b"\n\nevent: ") == count - 1
+            ):
+                self.recognised = True
+                if max(map(len, blocks)) > limit:
+                    too_long = next(b for b in blocks if len(b) > limit)
+                    done = blocks[: blocks.index(too_long)]
+                    raise self._too_large(too_long, [b[b.index(b"\n") + 7 :] for b in done])
+                payloads = [block[block.index(b"\n") + 7 :] for block in blocks]
+                events = [p for p in payloads if p]
+                if rest:
+                    self._hold_after(rest, events)
+                return events
+        if (
             body.startswith(b"data: ")
             and self.last_event_id is None
             and body.count(b"\n") == 2 * body.count(b"\n\ndata: ")
@@ -143,12 +172,17 @@ class SSEDecoder:
                 elif block:
                     self._parse_block(block, events)
         if rest:
-            try:
-                self._hold(rest)
-            except FrameTooLargeError as error:
-                error.frames = events  # completed before the limit tripped: not lost
-                raise
+            self._hold_after(rest, events)
         return events
+
+    def _hold_after(self, rest: bytes, events: list[Any]) -> None:
+        """Hold the unfinished tail; if it is already too large, the events completed before
+        it go with the error (nothing that arrived is lost)."""
+        try:
+            self._hold(rest)
+        except FrameTooLargeError as error:
+            error.frames = events
+            raise
 
     def flush(self) -> list[SSEEvent]:
         """Dispatch what is left at EOF (a last event without its blank line)."""

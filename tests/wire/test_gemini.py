@@ -21,6 +21,7 @@ from llm_rx.events import (
     BlockStart,
     ChoiceEnd,
     MessageStart,
+    MessageStop,
     SignatureDelta,
     TextDelta,
     ToolArgsDelta,
@@ -473,7 +474,12 @@ def test_pitfall_03_cumulative_usage_metadata_is_not_summed() -> None:
     assert response.usage.reasoning_tokens == 35
     events, _ = decode_events([cap.data])
     live = [e.usage.output_tokens for e in events if isinstance(e, UsageUpdate)]
-    assert live == [31 + 35, 79 + 35, 80 + 35]  # each snapshot as it arrived, live
+    # The first snapshot at once; the running repeats are held and the latest goes out
+    # before the end (overlaying every one would give the same totals).
+    assert live == [31 + 35, 80 + 35]
+    assert isinstance(events[-1], MessageStop)
+    assert events.index(next(e for e in events if isinstance(e, UsageUpdate) and
+                             e.usage.output_tokens == 115)) < len(events) - 1
 
 
 def test_gemini_usage_cached_and_thought_tokens_into_canonical_fields() -> None:
@@ -731,3 +737,13 @@ def test_gemini_rechunked_either_form_same_events(
     body = as_array(*chunks) if to_array else as_sse(*chunks)
     pieces = split_at(body, [cut % (len(body) + 1) for cut in cuts])
     assert decode_events(pieces, "gemini") == decode_events([cap.data], "gemini")
+
+
+def test_gemini_held_usage_goes_out_when_the_stream_is_cut() -> None:
+    cap = capture("gemini/sse-usage-live.sse")
+    cut = cap.data.rindex(b"data: ")  # the last chunk (the one with the finishReason) is lost
+    response = llm_rx.reassemble(cap.data[:cut], "gemini")
+    assert response.complete is False
+    second = [c["usageMetadata"] for c in payloads(cap)][1]
+    assert response.usage.output_tokens == second["candidatesTokenCount"] + second[
+        "thoughtsTokenCount"]

@@ -637,3 +637,41 @@ def test_sse_property_captures_same_events_however_split(
     body = path.read_bytes().replace(b"\n", end)  # the captures use "\n" only
     cuts = data.draw(_cuts(len(body), max_step=4096), label="cuts")
     assert decode(split_at(body, cuts)) == _capture_events(path)
+
+
+@pytest.mark.parametrize("path", [p for p in CAPTURES if p.parent.name == "anthropic"],
+                         ids=lambda p: p.name)
+def test_sse_names_false_gives_the_same_data(path: Path) -> None:
+    # bug class: a fast path that drops or reorders events when payloads name their own kind
+    body = path.read_bytes()
+    named = decode([body])
+    decoder = SSEDecoder(names=False)
+    cut = len(body) // 3
+    items = decoder.decode_payloads(body[:cut]) + decoder.decode_payloads(body[cut:])
+    flushed = decoder.flush()
+    assert len(items) + len(flushed) == len(named)
+    for item, event in zip([*items, *flushed], named, strict=True):
+        if isinstance(item, SSEEvent):
+            assert item == event  # kept whole: with its real name
+        else:
+            assert item == event.data  # given bare: only where the payload names its kind
+            assert event.event != "error"
+
+
+def test_sse_names_false_keeps_error_events_named() -> None:
+    body = b'event: content_block_delta\ndata: {"a":1}\n\nevent: error\ndata: {"b":2}\n\n'
+    items = SSEDecoder(names=False).decode_payloads(body)
+    assert [i for i in items if isinstance(i, SSEEvent) and i.event == "error"] == [
+        SSEEvent("error", b'{"b":2}')
+    ]
+    plain = b'event: content_block_delta\ndata: {"a":1}\n\nevent: ping\ndata: {"b":2}\n\n'
+    assert SSEDecoder(names=False).decode_payloads(plain) == [b'{"a":1}', b'{"b":2}']
+
+
+def test_sse_names_false_max_frame_keeps_completed_events() -> None:
+    # bug class: the limit tripping inside the named fast path loses the events before it
+    body = b'event: a\ndata: {"ok":1}\n\nevent: b\ndata: ' + b"x" * 100 + b"\n\n"
+    decoder = SSEDecoder(max_frame=64, names=False)
+    with pytest.raises(FrameTooLargeError) as caught:
+        decoder.decode_payloads(body)
+    assert caught.value.frames == [b'{"ok":1}']
