@@ -121,13 +121,7 @@ class SSEPayloadDecoder(Decoder):
                 frames = self._sse.decode_payloads(chunk)
             except FrameTooLargeError as error:
                 frames, too_large = error.frames, error
-            for frame in frames:
-                if self.finished:
-                    self.ignored_frames += 1
-                elif type(frame) is bytes:
-                    self._data(frame, out)
-                else:
-                    self._event(frame, out)  # type: ignore[arg-type]
+            self._frames(frames, out)
             if too_large is not None and not self.finished:
                 raise too_large
         except LlmRxError as error:
@@ -178,6 +172,17 @@ class SSEPayloadDecoder(Decoder):
     @abstractmethod
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         """Decode one SSE event into ``out``."""
+
+    def _frames(self, frames: list[Any], out: list[Event]) -> None:
+        """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events); a decoder
+        may override this loop to keep its hot path in one place."""
+        for frame in frames:
+            if self.finished:
+                self.ignored_frames += 1
+            elif frame.__class__ is bytes:
+                self._data(frame, out)
+            else:
+                self._event(frame, out)
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         """Decode the data of a plain ``message`` event (the hot path; override to skip

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion
 
 import llm_rx
 from llm_rx.events import ChoiceEnd, MetadataUpdate
 from llm_rx.response import OpaqueBlock, RefusalBlock, TextBlock, ThinkingBlock
+from llm_rx.wire.openai_chat import OpenAIChatDecoder
 
 from ..captures import capture
 from ..helpers import decode_events, outcome
@@ -143,4 +148,35 @@ def test_openai_chat_fast_path_decodes_exactly_as_the_general_path(
     fast = [outcome([c.data], "openai-chat") for c in chats]
     monkeypatch.setattr(OpenAIChatDecoder, "fast_path", False)
     slow = [outcome([c.data], "openai-chat") for c in chats]
+    assert fast == slow
+
+
+_TEXTS = st.lists(st.text(max_size=12), min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=_TEXTS, ascii_only=st.booleans())
+def test_openai_chat_template_path_decodes_any_text_exactly(
+    texts: list[str], ascii_only: bool
+) -> None:
+    # bug class: a byte-template shortcut that mis-cuts a text holding quotes, backslashes,
+    # escapes or what looks like the chunk's own suffix
+    def frame(delta: dict[str, object], finish: str | None = None) -> bytes:
+        chunk = chat_chunk(delta, finish, system_fingerprint="fp_1")
+        text = json.dumps(chunk, ensure_ascii=ascii_only, separators=(",", ":"))
+        return b"data: " + text.encode() + b"\n\n"
+
+    body = b"".join(
+        [frame({"role": "assistant", "content": ""})]
+        + [frame({"content": text}) for text in texts]
+        + [frame({"content": '"},"logprobs":null,"finish_reason":null}]}'}), frame({}, "stop")]
+    ) + DONE
+    response = llm_rx.reassemble(body, "openai-chat")
+    assert response.text == "".join(texts) + '"},"logprobs":null,"finish_reason":null}]}'
+    fast = outcome([body], "openai-chat")
+    try:
+        OpenAIChatDecoder.fast_path = False
+        slow = outcome([body], "openai-chat")
+    finally:
+        OpenAIChatDecoder.fast_path = True
     assert fast == slow
