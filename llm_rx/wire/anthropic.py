@@ -37,12 +37,22 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import SSEPayloadDecoder
+from .base import ByteTemplate, SSEPayloadDecoder
 from .sse import SSEEvent
 
 __all__ = ["AnthropicDecoder", "usage_from_anthropic"]
 
 _new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+
+# delta type -> (event, the delta's string field, the bytes before that string on the wire)
+_FAST_DELTAS: dict[Any, tuple[type[Any], str, bytes]] = {
+    kind: (event, field, b'"delta":{"type":"%s","%s":"' % (kind.encode(), field.encode()))
+    for kind, event, field in (
+        ("text_delta", TextDelta, "text"),
+        ("thinking_delta", ThinkingDelta, "thinking"),
+        ("input_json_delta", ToolArgsDelta, "partial_json"),
+    )
+}
 
 _STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
@@ -121,29 +131,23 @@ class AnthropicDecoder(SSEPayloadDecoder):
         self._frame(self._parse(event.data), event.event, event.data, out)
 
     def _frame(self, frame: dict[str, Any], name: str, data: bytes, out: list[Event]) -> None:
+        self._template = None
         if name != "error" and frame.get("type") == "content_block_delta":
             # The hot path: a text, thinking or argument delta for an open block.
             wire = frame.get("index")
             index = self._blocks.get(wire) if wire.__class__ is int else None
             delta = frame.get("delta")
             if index is not None and delta.__class__ is dict and wire not in self._opaque:
-                kind = delta.get("type")
-                if kind == "text_delta":
-                    text = delta.get("text")
-                    if text.__class__ is str:
-                        out.append(_new(TextDelta, (index, text)))
-                        return
-                elif kind == "thinking_delta":
-                    text = delta.get("thinking")
-                    if text.__class__ is str:
-                        out.append(_new(ThinkingDelta, (index, text)))
-                        return
-                elif kind == "input_json_delta":
-                    fragment = delta.get("partial_json")
-                    if fragment.__class__ is str:
-                        if fragment:
-                            out.append(_new(ToolArgsDelta, (index, fragment)))
-                        return
+                fast = _FAST_DELTAS.get(delta.get("type"))
+                value = delta.get(fast[1]) if fast is not None else None
+                if fast is not None and value.__class__ is str:
+                    event_type, _, marker = fast
+                    if value or event_type is not ToolArgsDelta:
+                        out.append(_new(event_type, (index, value)))
+                    self._template = ByteTemplate.learn(data, marker, value)
+                    self._template_event = (event_type, index)
+                    self._template_keeps_empty = event_type is not ToolArgsDelta
+                    return
         kind = frame.get("type")
         if name == "error":
             kind = "error"

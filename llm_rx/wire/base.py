@@ -13,7 +13,7 @@ A reply that ends (EOF) before its terminal frame raises :class:`IncompleteStrea
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import orjson
 
@@ -21,13 +21,56 @@ from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, Wire
 from ..events import Event, MessageStart
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
-__all__ = ["ChangedFields", "Decoder", "SSEPayloadDecoder", "attach_events"]
+__all__ = ["ByteTemplate", "ChangedFields", "Decoder", "SSEPayloadDecoder", "attach_events"]
+
+_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 
 
 def attach_events(error: LlmRxError, events: list[Event]) -> LlmRxError:
     """Record on ``error`` the events decoded before it (emitted before ``on_error``)."""
     error.events = events  # type: ignore[attr-defined]
     return error
+
+
+class ByteTemplate(NamedTuple):
+    """The bytes of a frame around one JSON string in it.
+
+    A later frame that is byte for byte the same but for that string (same prefix, same
+    suffix, and what lies between parses as one JSON string) is that frame with another
+    string: its value is had by parsing the string alone, a fraction of parsing the frame.
+    Trailing spaces (JSON padding) are ignored.
+    """
+
+    prefix: bytes  # up to and with the string's opening quote
+    suffix: bytes  # from the string's closing quote on
+    start: int  # where the string starts (its opening quote)
+    tail: int  # how many bytes follow its closing quote
+
+    @classmethod
+    def learn(cls, data: bytes, marker: bytes, value: str) -> ByteTemplate | None:
+        """The template of ``data`` around the string that follows ``marker`` (which ends
+        with the string's opening quote), if that string is ``value`` and ``marker`` occurs
+        once."""
+        data = data.rstrip(b" ")
+        start = data.find(marker)
+        if start < 0 or data.find(marker, start + 1) >= 0:
+            return None
+        start += len(marker) - 1
+        end = start + 1
+        while True:  # the closing quote: the first one not escaped
+            end = data.find(b'"', end)
+            if end < 0:
+                return None
+            head = data[:end]
+            if (len(head) - len(head.rstrip(b"\\"))) % 2 == 0:
+                break
+            end += 1
+        try:
+            if orjson.loads(data[start : end + 1]) != value:
+                return None
+        except orjson.JSONDecodeError:
+            return None
+        return cls(data[: start + 1], data[end:], start, len(data) - end - 1)
 
 
 class ChangedFields:
@@ -109,6 +152,12 @@ class SSEPayloadDecoder(Decoder):
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__()
         self._sse = SSEDecoder(max_frame, names=not self.payload_names_kind)
+        # The hot path's shortcut: a decoder that just decoded a plain delta frame may set
+        # the frame's template and the event it made; a frame that matches the template is
+        # that event with another string, and is decoded in the loop below.
+        self._template: ByteTemplate | None = None
+        self._template_event: tuple[Any, int] = (None, 0)
+        self._template_keeps_empty = False
         self._at_eof = False
 
     def decode(self, chunk: bytes) -> list[Event]:
@@ -174,15 +223,29 @@ class SSEPayloadDecoder(Decoder):
         """Decode one SSE event into ``out``."""
 
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
-        """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events); a decoder
-        may override this loop to keep its hot path in one place."""
+        """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events)."""
+        loads = orjson.loads
         for frame in frames:
             if self.finished:
                 self.ignored_frames += 1
-            elif frame.__class__ is bytes:
-                self._data(frame, out)
-            else:
+                continue
+            if frame.__class__ is not bytes:
                 self._event(frame, out)
+                continue
+            template = self._template
+            if template is not None:
+                data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (JSON padding)
+                if data.startswith(template.prefix) and data.endswith(template.suffix):
+                    try:
+                        value = loads(data[template.start : len(data) - template.tail])
+                    except orjson.JSONDecodeError:
+                        value = None
+                    if value.__class__ is str:
+                        if value or self._template_keeps_empty:
+                            event_type, index = self._template_event
+                            out.append(_new(event_type, (index, value)))
+                        continue
+            self._data(frame, out)
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         """Decode the data of a plain ``message`` event (the hot path; override to skip

@@ -37,7 +37,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import ChangedFields, SSEPayloadDecoder
+from .base import ByteTemplate, ChangedFields, SSEPayloadDecoder
 from .sse import SSEEvent
 
 __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
@@ -155,41 +155,6 @@ class _Choice:
         self.fields = ChangedFields(_CHOICE_FIELDS)
 
 
-class _Template(NamedTuple):
-    """The bytes of the last plain text chunk around its text: a chunk whose bytes are the
-    same but for the JSON string of the text is that chunk with another text, so only that
-    string needs parsing (a fraction of parsing the chunk)."""
-
-    prefix: bytes  # up to and with the string's opening quote
-    suffix: bytes  # from the string's closing quote on
-    block: int
-    start: int  # where the string starts (its opening quote)
-    tail: int  # how many bytes follow its closing quote
-
-    @classmethod
-    def learn(cls, data: bytes, text: str, block: int) -> _Template | None:
-        marker = b'"delta":{"content":"'
-        start = data.find(marker)
-        if start < 0 or data.find(marker, start + 1) >= 0:
-            return None
-        start += len(marker) - 1  # the opening quote
-        end = start + 1
-        while True:  # the closing quote: the first one not escaped
-            end = data.find(b'"', end)
-            if end < 0:
-                return None
-            backslashes = len(data[:end]) - len(data[:end].rstrip(b"\\"))
-            if backslashes % 2 == 0:
-                break
-            end += 1
-        try:
-            if _loads(data[start : end + 1]) != text:
-                return None
-        except orjson.JSONDecodeError:
-            return None
-        return cls(data[: start + 1], data[end:], block, start, len(data) - end - 1)
-
-
 # Fields a chunk of the same layout may change without changing what it decodes to: the ones
 # the general path reads only once (id, model, ...), padding, and per-token values.
 _LAYOUT_IGNORES = _CHUNK_FIELDS - {"usage"} | {"choices"}
@@ -220,71 +185,45 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         self._pending_extra: dict[str, Any] = {}
         self._last_usage: Any = None
         self._layout: _Layout | None = None
-        self._template: _Template | None = None
 
     # -- frames ----------------------------------------------------------------------------
 
-    def _frames(self, frames: list[Any], out: list[Event]) -> None:
-        """The hot loop. A chunk shaped like the last plain one (see :class:`_Layout`), with
+    def _data(self, frame: bytes, out: list[Event]) -> None:
+        """The hot path. A chunk shaped like the last plain one (see :class:`_Layout`), with
         the same metadata values, decodes here with a handful of lookups; anything else
         takes the general path (``_chunk``), which gives the same events, only slower."""
-        loads = _loads
-        for frame in frames:
-            if self.finished:
-                self.ignored_frames += 1
-                continue
-            if frame.__class__ is not bytes:
-                self._event(frame, out)
-                continue
-            template = self._template
-            if (
-                template is not None
-                and frame.startswith(template.prefix)
-                and frame.endswith(template.suffix)
-            ):
-                try:  # the text's JSON string, quotes included
-                    text = loads(frame[template.start : len(frame) - template.tail])
-                except orjson.JSONDecodeError:
-                    text = None
-                if text.__class__ is str:
-                    if text:
-                        out.append(_new(TextDelta, (template.block, text)))
-                    continue
-            layout = self._layout
-            if layout is None or frame[0] != 0x7B:  # not "{": [DONE], or no layout yet
-                self._data(frame, out)
-                continue
-            try:
-                chunk = loads(frame)
-            except orjson.JSONDecodeError:
-                self._data(frame, out)  # (the general path says what is wrong)
-                continue
-            if chunk.__class__ is dict and tuple(chunk) == layout.keys:
-                for key, value in layout.extras:
-                    if chunk[key] != value:
-                        break
-                else:
-                    choices = chunk["choices"]
-                    raw = choices[0] if len(choices) == 1 else None
-                    if raw.__class__ is dict and tuple(raw) == layout.choice_keys:
-                        for key, value in layout.choice_extras:
-                            if raw[key] != value:
-                                break
-                        else:
-                            delta = raw["delta"]
-                            if delta.__class__ is dict and len(delta) == 1:
-                                content = delta.get("content")
-                                text = layout.choice.text
-                                if content.__class__ is str and text is not None:
-                                    if content:
-                                        out.append(_new(TextDelta, (text, content)))
-                                    continue
-                                if self._fast_tool_fragment(layout.choice, delta, out):
-                                    continue
-            self._chunk(chunk, frame, "message", out)
-
-    def _data(self, data: bytes, out: list[Event]) -> None:
-        self._event(SSEEvent("message", data), out)
+        layout = self._layout
+        if layout is None or frame[0] != 0x7B:  # not "{": [DONE], or no layout yet
+            self._event(SSEEvent("message", frame), out)
+            return
+        try:
+            chunk = _loads(frame)
+        except orjson.JSONDecodeError:
+            self._event(SSEEvent("message", frame), out)  # (the general path says why)
+            return
+        if chunk.__class__ is dict and tuple(chunk) == layout.keys:
+            for key, value in layout.extras:
+                if chunk[key] != value:
+                    break
+            else:
+                choices = chunk["choices"]
+                raw = choices[0] if len(choices) == 1 else None
+                if raw.__class__ is dict and tuple(raw) == layout.choice_keys:
+                    for key, value in layout.choice_extras:
+                        if raw[key] != value:
+                            break
+                    else:
+                        delta = raw["delta"]
+                        if delta.__class__ is dict and len(delta) == 1:
+                            content = delta.get("content")
+                            block = layout.choice.text
+                            if content.__class__ is str and block is not None:
+                                if content:
+                                    out.append(_new(TextDelta, (block, content)))
+                                return
+                            if self._fast_tool_fragment(layout.choice, delta, out):
+                                return
+        self._chunk(chunk, frame, "message", out)
 
     @staticmethod
     def _fast_tool_fragment(choice: _Choice, delta: dict[str, Any], out: list[Event]) -> bool:
@@ -374,7 +313,9 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         )
         content = delta.get("content")
         if content.__class__ is str and choice.text is not None:
-            self._template = _Template.learn(data, content, choice.text)
+            self._template = ByteTemplate.learn(data, b'"delta":{"content":"', content)
+            self._template_event = (TextDelta, choice.text)
+            self._template_keeps_empty = False
 
 
     def _eof(self, out: list[Event]) -> None:

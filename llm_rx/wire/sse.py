@@ -131,7 +131,7 @@ class SSEDecoder:
                     done = blocks[: blocks.index(too_long)]
                     raise self._too_large(too_long, [b[b.index(b"\n") + 7 :] for b in done])
                 payloads = [block[block.index(b"\n") + 7 :] for block in blocks]
-                events = [p for p in payloads if p]
+                events = [p for p in payloads if p] if b"" in payloads else payloads  # type: ignore[assignment]
                 if rest:
                     self._hold_after(rest, events)
                 return events
