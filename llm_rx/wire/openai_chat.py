@@ -185,6 +185,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         self._pending_extra: dict[str, Any] = {}
         self._last_usage: Any = None
         self._layout: _Layout | None = None
+        self._to_learn: tuple[dict[str, Any], Any, bytes] | None = None
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -192,6 +193,9 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         """The hot path. A chunk shaped like the last plain one (see :class:`_Layout`), with
         the same metadata values, decodes here with a handful of lookups; anything else
         takes the general path (``_chunk``), which gives the same events, only slower."""
+        if self._to_learn is not None:
+            self._learn_layout(*self._to_learn)
+            self._to_learn = None
         layout = self._layout
         if layout is None or frame[0] != 0x7B:  # not "{": [DONE], or no layout yet
             self._event(SSEEvent("message", frame), out)
@@ -258,6 +262,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         """The general path: any chunk of any host."""
         self._layout = None
         self._template = None
+        self._to_learn = None
         if type(chunk) is not dict:
             raise WireFormatError("a frame is not a JSON object", data)
         error = chunk.get("error")
@@ -284,7 +289,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                 self._choice(raw_choice, out)
         self._usage(chunk, out)
         if self.fast_path and choices and len(choices) == 1:
-            self._learn_layout(chunk, choices[0], data)
+            # Learnt when the next frame arrives, not now: this frame's events go out first.
+            self._to_learn = (chunk, choices[0], data)
 
     def _learn_layout(self, chunk: dict[str, Any], raw: Any, data: bytes) -> None:
         """Remember the shape of a plain text or argument-fragment chunk for :meth:`_frames`
