@@ -52,6 +52,7 @@ from .sse import DEFAULT_MAX_FRAME
 __all__ = ["NDJSONPayloadDecoder", "OllamaDecoder", "usage_from_ollama"]
 
 _new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+_loads = orjson.loads
 
 _DONE: dict[str, StopReason] = {"stop": "end_turn", "length": "max_tokens"}
 # Line fields read as content, usage or end of stream; the others of the first and the done
@@ -162,7 +163,24 @@ class OllamaDecoder(NDJSONPayloadDecoder):
         self._seen: dict[str, Any] = {}  # metadata fields given so far
 
     def _line(self, line: bytes, out: list[Event]) -> None:
-        frame = self._json(line)
+        try:
+            frame = _loads(line)
+        except orjson.JSONDecodeError:
+            frame = None
+        if frame.__class__ is not dict:
+            frame = self._json(line)  # (says what is wrong with it)
+        elif self.started and len(frame) == 4 and frame.get("done") is False:
+            # The usual line: model, created_at, and a message of role and content.
+            message = frame.get("message")
+            if message.__class__ is dict and len(message) == 2 and "role" in message:
+                content = message.get("content")
+                if content.__class__ is str:
+                    index = self._open
+                    if not content:
+                        return
+                    if index is not None and self._open_kind == "text":
+                        out.append(_new(TextDelta, (index, content)))
+                        return
         if not self.started:
             self._first(frame, line, out)
         message = frame.get("message")
