@@ -13,11 +13,12 @@ A reply that ends (EOF) before its terminal frame raises :class:`IncompleteStrea
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import orjson
 
-from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, WireFormatError
+from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event, MessageStart
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
@@ -135,6 +136,40 @@ class Decoder(ABC):
             )
         )
 
+    def _run(
+        self,
+        read: Callable[[], list[Any]],
+        handle: Callable[[list[Any], list[Event]], None],
+    ) -> list[Event]:
+        """One ``decode`` step: ``read`` the frames a chunk completed, ``handle`` them into
+        events. A framing error raised with the frames completed before it (``frames``)
+        comes after those frames' events; any error finishes the decoder."""
+        out: list[Event] = []
+        if self.finished:
+            return out
+        try:
+            framing: WireFormatError | None = None
+            try:
+                frames = read()
+            except WireFormatError as error:
+                frames, framing = getattr(error, "frames", []), error
+            handle(frames, out)
+            if framing is not None and not self.finished:
+                raise framing
+        except LlmRxError as error:
+            raise self._fail(error, out, start=self.started) from None
+        return out
+
+    def _each(
+        self, frames: list[Any], out: list[Event], one: Callable[[Any, list[Event]], None]
+    ) -> None:
+        """Decode frames one by one with ``one``; frames after the end are counted, unread."""
+        for frame in frames:
+            if self.finished:
+                self.ignored_frames += 1
+            else:
+                one(frame, out)
+
     def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
         """Finish with ``error``; ``start`` opens the message first if nothing did yet."""
         if start and not self.started:
@@ -161,21 +196,7 @@ class SSEPayloadDecoder(Decoder):
         self._at_eof = False
 
     def decode(self, chunk: bytes) -> list[Event]:
-        out: list[Event] = []
-        if self.finished:
-            return out
-        try:
-            too_large: FrameTooLargeError | None = None
-            try:
-                frames = self._sse.decode_payloads(chunk)
-            except FrameTooLargeError as error:
-                frames, too_large = error.frames, error
-            self._frames(frames, out)
-            if too_large is not None and not self.finished:
-                raise too_large
-        except LlmRxError as error:
-            raise self._fail(error, out, start=self.started) from None
-        return out
+        return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
 
     def flush(self) -> list[Event]:
         out: list[Event] = []
@@ -183,11 +204,7 @@ class SSEPayloadDecoder(Decoder):
             return out
         self._at_eof = True
         try:
-            for event in self._sse.flush():
-                if self.finished:
-                    self.ignored_frames += 1
-                else:
-                    self._event(event, out)
+            self._each(self._sse.flush(), out, self._event)
             if not self.finished:
                 if not self.started and not self._sse.recognised and self._sse.first_unknown:
                     raise WireFormatError(

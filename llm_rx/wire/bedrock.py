@@ -187,25 +187,10 @@ class BedrockDecoder(Decoder):
     # -- the decoder contract --------------------------------------------------------------
 
     def decode(self, chunk: bytes) -> list[Event]:
-        out: list[Event] = []
-        if self.finished:
-            return out
-        try:
-            framing: WireFormatError | None = None
-            try:
-                frames = self._frames.decode(chunk)
-            except WireFormatError as error:
-                frames, framing = getattr(error, "frames", []), error
-            for frame in frames:
-                if self.finished:
-                    self.ignored_frames += 1
-                else:
-                    self._message(frame, out)
-            if framing is not None and not self.finished:
-                raise framing
-        except LlmRxError as error:
-            raise self._fail(error, out, start=self.started) from None
-        return out
+        return self._run(lambda: self._frames.decode(chunk), self._messages)
+
+    def _messages(self, frames: list[EventStreamMessage], out: list[Event]) -> None:
+        self._each(frames, out, self._message)
 
     def flush(self) -> list[Event]:
         out: list[Event] = []

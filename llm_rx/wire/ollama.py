@@ -24,7 +24,6 @@ from typing import Any
 import orjson
 
 from ..errors import (
-    FrameTooLargeError,
     IncompleteStreamError,
     LlmRxError,
     ProviderError,
@@ -92,25 +91,10 @@ class NDJSONPayloadDecoder(Decoder):
         self._at_eof = False
 
     def decode(self, chunk: bytes) -> list[Event]:
-        out: list[Event] = []
-        if self.finished:
-            return out
-        try:
-            too_large: FrameTooLargeError | None = None
-            try:
-                lines = self._lines.decode(chunk)
-            except FrameTooLargeError as error:
-                lines, too_large = error.frames, error
-            for line in lines:
-                if self.finished:
-                    self.ignored_frames += 1
-                else:
-                    self._line(line, out)
-            if too_large is not None and not self.finished:
-                raise too_large
-        except LlmRxError as error:
-            raise self._fail(error, out, start=self.started) from None
-        return out
+        return self._run(lambda: self._lines.decode(chunk), self._lines_of)
+
+    def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
+        self._each(lines, out, self._line)
 
     def flush(self) -> list[Event]:
         out: list[Event] = []
