@@ -117,6 +117,7 @@ class Decoder(ABC):
         self.started = False  # MessageStart emitted
         self.finished = False  # terminal event emitted or error raised
         self.ignored_frames = 0
+        self._at_eof = False  # flushing: a frame cut short is a truncation, not bad input
 
     @abstractmethod
     def decode(self, chunk: bytes) -> list[Event]:
@@ -135,6 +136,18 @@ class Decoder(ABC):
                 id if isinstance(id, str) and id else None,
             )
         )
+
+    def _parse(self, data: bytes) -> dict[str, Any]:
+        """A frame's JSON object; a bad one is a wire-format error (a truncation at EOF)."""
+        try:
+            payload = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            if self._at_eof:
+                raise IncompleteStreamError("the stream ended inside a frame", data) from None
+            raise WireFormatError("a frame is not valid JSON", data) from None
+        if not isinstance(payload, dict):
+            raise WireFormatError("a frame is not a JSON object", data)
+        return payload
 
     def _run(
         self,
@@ -193,7 +206,6 @@ class SSEPayloadDecoder(Decoder):
         self._template: ByteTemplate | None = None
         self._template_event: tuple[Any, int] = (None, 0)
         self._template_keeps_empty = False
-        self._at_eof = False
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
@@ -222,18 +234,6 @@ class SSEPayloadDecoder(Decoder):
     def _json(self, event: SSEEvent) -> dict[str, Any]:
         """The event's JSON object; a bad one is a wire-format error (a truncation at EOF)."""
         return self._parse(event.data)
-
-    def _parse(self, data: bytes) -> dict[str, Any]:
-        """A frame's JSON object; a bad one is a wire-format error (a truncation at EOF)."""
-        try:
-            payload = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            if self._at_eof:
-                raise IncompleteStreamError("the stream ended inside a frame", data) from None
-            raise WireFormatError("a frame is not valid JSON", data) from None
-        if not isinstance(payload, dict):
-            raise WireFormatError("a frame is not a JSON object", data)
-        return payload
 
     @abstractmethod
     def _event(self, event: SSEEvent, out: list[Event]) -> None:

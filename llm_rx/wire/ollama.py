@@ -88,7 +88,6 @@ class NDJSONPayloadDecoder(Decoder):
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__()
         self._lines = NDJSONDecoder(max_frame)
-        self._at_eof = False
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(lambda: self._lines.decode(chunk), self._lines_of)
@@ -112,18 +111,6 @@ class NDJSONPayloadDecoder(Decoder):
             start = not isinstance(error, WireFormatError)
             raise self._fail(error, out, start=start) from None
         return out
-
-    def _json(self, line: bytes) -> dict[str, Any]:
-        """The line's JSON object; a bad one is a wire-format error (a truncation at EOF)."""
-        try:
-            payload = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            if self._at_eof:
-                raise IncompleteStreamError("the stream ended inside a line", line) from None
-            raise WireFormatError("a line is not valid JSON", line) from None
-        if not isinstance(payload, dict):
-            raise WireFormatError("a line is not a JSON object", line)
-        return payload
 
     @abstractmethod
     def _line(self, line: bytes, out: list[Event]) -> None:
@@ -152,7 +139,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
         except orjson.JSONDecodeError:
             frame = None
         if frame.__class__ is not dict:
-            frame = self._json(line)  # (says what is wrong with it)
+            frame = self._parse(line)  # (says what is wrong with it)
         elif self.started and len(frame) == 4 and frame.get("done") is False:
             # The usual line: model, created_at, and a message of role and content.
             message = frame.get("message")
