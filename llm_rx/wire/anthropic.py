@@ -37,7 +37,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import ByteTemplate, SSEPayloadDecoder
+from .base import SSEPayloadDecoder
 from .sse import SSEEvent
 
 __all__ = ["AnthropicDecoder", "usage_from_anthropic"]
@@ -131,7 +131,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
         self._frame(self._parse(event.data), event.event, event.data, out)
 
     def _frame(self, frame: dict[str, Any], name: str, data: bytes, out: list[Event]) -> None:
-        self._template = None
+        self._forget()
         if name != "error" and frame.get("type") == "content_block_delta":
             # The hot path: a text, thinking or argument delta for an open block.
             wire = frame.get("index")
@@ -144,9 +144,8 @@ class AnthropicDecoder(SSEPayloadDecoder):
                     event_type, _, marker = fast
                     if value or event_type is not ToolArgsDelta:
                         out.append(_new(event_type, (index, value)))
-                    self._template = ByteTemplate.learn(data, marker, value)
-                    self._template_event = (event_type, index)
-                    self._template_keeps_empty = event_type is not ToolArgsDelta
+                    self._learn(data, marker, value, event_type, index,
+                                event_type is not ToolArgsDelta)
                     return
         kind = frame.get("type")
         if name == "error":

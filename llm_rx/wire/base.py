@@ -74,6 +74,10 @@ class ByteTemplate(NamedTuple):
         return cls(data[: start + 1], data[end:], start, len(data) - end - 1)
 
 
+# A template as the loop reads it: prefix, suffix, start, tail, event type, block, keeps "".
+_Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
+
+
 class ChangedFields:
     """The fields of a stream of objects outside a known set, reporting those that changed.
 
@@ -200,12 +204,12 @@ class SSEPayloadDecoder(Decoder):
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__()
         self._sse = SSEDecoder(max_frame, names=not self.payload_names_kind)
-        # The hot path's shortcut: a decoder that just decoded a plain delta frame may set
-        # the frame's template and the event it made; a frame that matches the template is
-        # that event with another string, and is decoded in the loop below.
-        self._template: ByteTemplate | None = None
-        self._template_event: tuple[Any, int] = (None, 0)
-        self._template_keeps_empty = False
+        # The hot path's shortcut: a decoder that just decoded a plain delta frame may keep
+        # the frame's template with the event it made (``_learn``); a frame that matches a
+        # template is that event with another string, decoded in the loop below. The last
+        # template hit is kept for a decoder whose state follows the frames (``_template_hit``).
+        self._templates: list[_Shortcut] = []
+        self._template_hit: _Shortcut | None = None
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
@@ -239,30 +243,56 @@ class SSEPayloadDecoder(Decoder):
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         """Decode one SSE event into ``out``."""
 
+    def _learn(
+        self, data: bytes, marker: bytes, value: str, event_type: Any, index: int,
+        keeps_empty: bool,
+    ) -> None:
+        """Keep ``data``'s template (see :class:`ByteTemplate`) as a shortcut to
+        ``event_type(index, string)``; the latest first, a few at most (one per block)."""
+        template = ByteTemplate.learn(data, marker, value)
+        if template is None:
+            return
+        shortcut: _Shortcut = (template.prefix, template.suffix, template.start, template.tail,
+                               event_type, index, keeps_empty)
+        kept = [s for s in self._templates if s[5] != index or s[4] is not event_type]
+        self._templates = [shortcut, *kept[:7]]
+
+    def _forget(self) -> None:
+        """The decoder's state changed in a way the shortcuts did not see: drop them."""
+        if self._templates:
+            self._templates = []
+
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
         """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events)."""
         loads = orjson.loads
-        for frame in frames:
-            if self.finished:
-                self.ignored_frames += 1
-                continue
-            if frame.__class__ is not bytes:
+        append = out.append
+        templates = self._templates
+        for position, frame in enumerate(frames):
+            if frame.__class__ is bytes:
+                if templates:
+                    data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (padding)
+                    for shortcut in templates:
+                        prefix, suffix, start, tail, event_type, block, keeps_empty = shortcut
+                        if data.startswith(prefix) and data.endswith(suffix):
+                            try:
+                                value = loads(data[start : len(data) - tail])
+                            except orjson.JSONDecodeError:
+                                value = None
+                            if value.__class__ is str:
+                                if value or keeps_empty:
+                                    append(_new(event_type, (block, value)))
+                                self._template_hit = shortcut
+                                break
+                    else:
+                        self._data(frame, out)
+                else:
+                    self._data(frame, out)
+            else:
                 self._event(frame, out)
-                continue
-            template = self._template
-            if template is not None:
-                data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (JSON padding)
-                if data.startswith(template.prefix) and data.endswith(template.suffix):
-                    try:
-                        value = loads(data[template.start : len(data) - template.tail])
-                    except orjson.JSONDecodeError:
-                        value = None
-                    if value.__class__ is str:
-                        if value or self._template_keeps_empty:
-                            event_type, index = self._template_event
-                            out.append(_new(event_type, (index, value)))
-                        continue
-            self._data(frame, out)
+            if self.finished:
+                self.ignored_frames += len(frames) - position - 1
+                return
+            templates = self._templates
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         """Decode the data of a plain ``message`` event (the hot path; override to skip

@@ -37,7 +37,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import ByteTemplate, ChangedFields, SSEPayloadDecoder
+from .base import ChangedFields, SSEPayloadDecoder
 from .sse import SSEEvent
 
 __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
@@ -193,6 +193,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         """The hot path. A chunk shaped like the last plain one (see :class:`_Layout`), with
         the same metadata values, decodes here with a handful of lookups; anything else
         takes the general path (``_chunk``), which gives the same events, only slower."""
+        if self._template_hit is not None:
+            self._after_shortcuts()
         if self._to_learn is not None:
             self._learn_layout(*self._to_learn)
             self._to_learn = None
@@ -225,12 +227,13 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                                 if content:
                                     out.append(_new(TextDelta, (block, content)))
                                 return
-                            if self._fast_tool_fragment(layout.choice, delta, out):
+                            if self._fast_tool_fragment(layout.choice, delta, frame, out):
                                 return
         self._chunk(chunk, frame, "message", out)
 
-    @staticmethod
-    def _fast_tool_fragment(choice: _Choice, delta: dict[str, Any], out: list[Event]) -> bool:
+    def _fast_tool_fragment(
+        self, choice: _Choice, delta: dict[str, Any], data: bytes, out: list[Event]
+    ) -> bool:
         """Decode a delta that is one argument fragment of a known call; ``False`` leaves
         anything else to the general path."""
         calls = delta.get("tool_calls")
@@ -249,7 +252,19 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         choice.last_tool = entry[0]
         if arguments:
             out.append(_new(ToolArgsDelta, (entry[0], arguments)))
+            self._learn(data, b'"function":{"arguments":"', arguments, ToolArgsDelta, entry[0],
+                        False)
         return True
+
+    def _after_shortcuts(self) -> None:
+        """Bring the state the shortcuts skipped up to date: the call the last fragment went
+        to is the call an index-less, id-less fragment continues."""
+        hit = self._template_hit
+        self._template_hit = None
+        if hit is not None and hit[4] is ToolArgsDelta:
+            for choice in self._choices.values():
+                if any(block == hit[5] for block, _ in choice.tools.values()):
+                    choice.last_tool = hit[5]
 
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         data = event.data
@@ -260,8 +275,10 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
 
     def _chunk(self, chunk: Any, data: bytes, name: str, out: list[Event]) -> None:
         """The general path: any chunk of any host."""
+        if self._template_hit is not None:
+            self._after_shortcuts()
         self._layout = None
-        self._template = None
+        self._forget()
         self._to_learn = None
         if type(chunk) is not dict:
             raise WireFormatError("a frame is not a JSON object", data)
@@ -319,9 +336,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         )
         content = delta.get("content")
         if content.__class__ is str and choice.text is not None:
-            self._template = ByteTemplate.learn(data, b'"delta":{"content":"', content)
-            self._template_event = (TextDelta, choice.text)
-            self._template_keeps_empty = False
+            self._learn(data, b'"delta":{"content":"', content, TextDelta, choice.text, False)
 
 
     def _eof(self, out: list[Event]) -> None:
