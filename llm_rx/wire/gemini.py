@@ -30,7 +30,7 @@ cut before its finish reason is interrupted in either form, and a whole one comp
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import orjson
 
@@ -189,6 +189,17 @@ class _Args:
         return out
 
 
+class _Shape(NamedTuple):
+    """The shape of the last plain text chunk, for the hot path."""
+
+    keys: tuple[str, ...]
+    extras: tuple[tuple[str, Any], ...]  # the chunk's own fields and their values
+    candidate_keys: tuple[str, ...]
+    candidate_extras: tuple[tuple[str, Any], ...]
+    content_keys: tuple[str, ...]
+    candidate: _Candidate
+
+
 class _Candidate:
     """Per-candidate state: the one block open for more parts, and how the candidate ended."""
 
@@ -224,6 +235,7 @@ class GeminiDecoder(SSEPayloadDecoder):
         self._next_block = 0
         self._fields = ChangedFields(_CHUNK_FIELDS)
         self._last_usage: Any = None
+        self._fast: _Shape | None = None
         self._usage_sent: Any = None
         self._usage_due = False
         self._blocked: str | None = None
@@ -314,10 +326,72 @@ class GeminiDecoder(SSEPayloadDecoder):
             chunk = _loads(data)
         except orjson.JSONDecodeError:
             chunk = None
-        if chunk.__class__ is dict:
-            self._chunk(chunk, data, out)
-        else:  # the general path says what is wrong with it
+        if chunk.__class__ is not dict:  # the general path says what is wrong with it
             self._event(SSEEvent("message", data), out)
+            return
+        fast = self._fast
+        if fast is not None and tuple(chunk) == fast.keys and self._same(chunk, fast.extras):
+            # The hot path: a chunk shaped like the last plain one (one candidate, one text
+            # part for its open text block) decodes to one TextDelta, as ``_chunk`` would.
+            candidates = chunk["candidates"]
+            raw = candidates[0] if candidates.__class__ is list and len(candidates) == 1 else None
+            if (
+                raw.__class__ is dict
+                and tuple(raw) == fast.candidate_keys
+                and raw.get("finishReason") is None
+                and self._same(raw, fast.candidate_extras)
+            ):
+                content = raw["content"]
+                parts = content.get("parts") if content.__class__ is dict else None
+                if (
+                    parts.__class__ is list
+                    and len(parts) == 1
+                    and tuple(content) == fast.content_keys
+                ):
+                    part = parts[0]
+                    text = part.get("text") if part.__class__ is dict and len(part) == 1 else None
+                    if text.__class__ is str and text:
+                        out.append(_new(TextDelta, (fast.candidate.block, text)))
+                        self._usage(chunk.get("usageMetadata"), out)
+                        return
+        self._chunk(chunk, data, out)
+
+    @staticmethod
+    def _same(obj: dict[str, Any], values: tuple[tuple[str, Any], ...]) -> bool:
+        for key, value in values:  # noqa: SIM110 - a loop: no generator on the hot path
+            if obj[key] != value:
+                return False
+        return True
+
+    def _learn_shape(self, chunk: dict[str, Any]) -> None:
+        """Remember the shape of a plain text chunk (see :meth:`_data`)."""
+        self._fast = None
+        candidates = chunk.get("candidates")
+        if not (isinstance(candidates, list) and len(candidates) == 1) or chunk.get("error"):
+            return
+        raw = candidates[0]
+        content = raw.get("content") if isinstance(raw, dict) else None
+        parts = content.get("parts") if isinstance(content, dict) else None
+        cand = self._candidates.get(raw.get("index", 0)) if parts else None
+        if (
+            cand is None
+            or cand.finished
+            or cand.kind != "text"
+            or raw.get("finishReason") is not None
+            or not isinstance(parts, list)
+            or len(parts) != 1
+            or not isinstance(parts[0], dict)
+            or list(parts[0]) != ["text"]
+        ):
+            return
+        self._fast = _Shape(
+            tuple(chunk),
+            tuple((k, v) for k, v in chunk.items() if k not in _CHUNK_FIELDS),
+            tuple(raw),
+            tuple((k, v) for k, v in raw.items() if k not in _CANDIDATE_FIELDS),
+            tuple(content) if isinstance(content, dict) else (),
+            cand,
+        )
 
     def _eof(self, out: list[Event]) -> None:
         self._end(out, "the stream ended")
@@ -344,7 +418,10 @@ class GeminiDecoder(SSEPayloadDecoder):
         if candidates:
             for candidate in candidates:
                 self._candidate(candidate, out)
-        usage = chunk.get("usageMetadata")
+        self._usage(chunk.get("usageMetadata"), out)
+        self._learn_shape(chunk)
+
+    def _usage(self, usage: Any, out: list[Event]) -> None:
         if usage and usage != self._last_usage:
             # Gemini repeats its cumulative counts on every chunk. The first snapshot (and
             # one that reports a new kind of count) goes out at once; the running ones are

@@ -747,3 +747,23 @@ def test_gemini_held_usage_goes_out_when_the_stream_is_cut() -> None:
     second = [c["usageMetadata"] for c in payloads(cap)][1]
     assert response.usage.output_tokens == second["candidatesTokenCount"] + second[
         "thoughtsTokenCount"]
+
+
+def test_gemini_hot_path_decodes_exactly_as_the_general_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from llm_rx.wire.gemini import GeminiDecoder
+
+    from ..helpers import outcome
+
+    bodies = [c.data for c in CAPTURES if c.provider == "gemini"]
+    bodies.append(b"".join(
+        b'data: {"candidates": [{"content": {"parts": [{"text": "%d "}], "role": "model"}, '
+        b'"index": 0%s}], "usageMetadata": {"promptTokenCount": 3, '
+        b'"candidatesTokenCount": %d}, "modelVersion": "m"}\n\n'
+        % (i, b', "finishReason": "STOP"' if i == 40 else b"", i)
+        for i in range(41)
+    ))
+    fast = [outcome([body], "gemini") for body in bodies]
+    monkeypatch.setattr(GeminiDecoder, "_learn_shape", lambda self, chunk: None)
+    assert [outcome([body], "gemini") for body in bodies] == fast
