@@ -8,8 +8,7 @@ from collections.abc import Iterable
 from .builder import ResponseBuilder
 from .errors import LlmRxError
 from .response import Response
-from .sources._bytes import iter_file
-from .sources._engine import decode_all, new_decoder, source_failed
+from .sources._engine import decode_all, new_decoder
 from .wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["reassemble"]
@@ -28,25 +27,22 @@ def reassemble(
     a ``Response`` marked incomplete; a body that is no stream of the provider raises
     :class:`~llm_rx.errors.WireFormatError`.
     """
-    chunks: Iterable[bytes]
     if isinstance(data, str):
         raise TypeError("reassemble() takes bytes, an iterable of bytes or a path, not str")
+    if isinstance(data, os.PathLike):
+        with open(data, "rb") as handle:  # (a missing file raises here, as open() does)
+            return _reassemble(iter(lambda: handle.read(64 * 1024), b""), provider, max_frame)
     if isinstance(data, (bytes, bytearray, memoryview)):
-        chunks = (bytes(data),)
-    elif isinstance(data, os.PathLike):
-        chunks = iter_file(data)
-    else:
-        chunks = data
+        return _reassemble((bytes(data),), provider, max_frame)
+    return _reassemble(data, provider, max_frame)
+
+
+def _reassemble(chunks: Iterable[bytes], provider: str | None, max_frame: int) -> Response:
     builder = ResponseBuilder(history=False)
-    decoder = new_decoder(provider, max_frame)
     try:
-        decode_all(decoder, chunks, builder.feed_all)
-    except LlmRxError as error:
+        decode_all(new_decoder(provider, max_frame), chunks, builder.feed_all)
+    except LlmRxError as error:  # (a failing byte source arrives as one too)
         if not builder.started:
             raise
         return builder.build(error)
-    except OSError as error:
-        if not builder.started:
-            raise
-        return builder.build(source_failed(error))
     return builder.build()

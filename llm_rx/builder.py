@@ -191,6 +191,7 @@ class ResponseBuilder:
 
     def __init__(self, provider: str | None = None, *, history: bool = True) -> None:
         self.provider = provider
+        self._given = provider  # the provider named by the caller, if any
         self.history = history
         self._seq = 0
         self._start: _History[MessageStart | None] = _History(None)
@@ -272,7 +273,11 @@ class ResponseBuilder:
             acc.seqs.append(self._seq)
 
     def _block_start(self, event: BlockStart) -> None:
-        self._blocks[event.index] = _Acc(event, self._seq)
+        acc = self._blocks.get(event.index)
+        if acc is not None and acc.closed_at is None:
+            acc.start = event  # deltas came first (lenient): keep them, learn the block's kind
+        else:
+            self._blocks[event.index] = _Acc(event, self._seq)
         if event.index > self._last_index:
             self._last_index = event.index
 
@@ -422,7 +427,7 @@ class ResponseBuilder:
                     )
                 )
         return Response(
-            provider=self.provider or "unknown",
+            provider=self._given or (start.provider if start else None) or "unknown",
             model=start.model if start else None,
             id=start.id if start else None,
             content=contents.get(first, []),

@@ -101,8 +101,10 @@ def _cmd_reassemble(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_events(args: argparse.Namespace, out: TextIO) -> int:
     failure: list[Exception] = []
+    started: list[bool] = []
 
     def write(event: Event) -> None:
+        started.append(True)
         _dump(event_to_dict(event), out, indent=False)
 
     from_file(Path(args.file), args.provider).subscribe(write, failure.append)
@@ -110,7 +112,7 @@ def _cmd_events(args: argparse.Namespace, out: TextIO) -> int:
         error = failure[0]
         _dump({"type": "error", "kind": getattr(error, "kind", "incomplete"),
                "message": str(error)}, out, indent=False)
-        return EXIT_INCOMPLETE
+        return EXIT_INCOMPLETE if started else EXIT_BAD_INPUT
     return EXIT_OK
 
 

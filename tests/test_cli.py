@@ -102,3 +102,12 @@ def test_cli_replay_writes_live_text_and_summary() -> None:
     text = out.getvalue()
     assert "[tool call] GetWeatherArgs(" in text
     assert "stop tool_use" in text
+
+
+def test_cli_events_not_a_stream_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "pull.ndjson"
+    bad.write_bytes(b'{"status":"pulling manifest"}\n{"status":"success"}\n')
+    assert main(["events", str(bad)], out=io.StringIO()) == 2
+    cut = tmp_path / "cut.sse"
+    cut.write_bytes(capture("anthropic/text-basic.sse").data[:300])
+    assert main(["events", str(cut)], out=io.StringIO()) == 1

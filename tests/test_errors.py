@@ -182,3 +182,39 @@ def test_frame_too_large_keeps_the_frames_completed_in_the_same_chunk() -> None:
     assert response.error.kind == "wire_format"
     assert response.error.raw is not None
     assert response.error.raw.startswith("data: xxx")
+
+
+class _TransportError(Exception):
+    """Stands for a client library's own error (httpx's are not OSError)."""
+
+
+def test_reassemble_source_failure_of_any_kind_is_interrupted_not_raised() -> None:
+    def chunks() -> object:
+        yield sse(chat_chunk({"content": "partial"}))
+        raise _TransportError("connection reset by peer")
+
+    response = llm_rx.reassemble(chunks())  # type: ignore[arg-type]
+    stream = llm_rx.from_bytes(chunks()).pipe(lxo.to_response()).run()  # type: ignore[arg-type]
+    assert response.model_dump() == stream.model_dump()  # the same engine, the same answer
+    assert response.stop_reason == "interrupted"
+    assert response.text == "partial"
+
+
+def test_a_consumer_bug_is_not_reported_as_a_cut_stream() -> None:
+    errors: list[Exception] = []
+
+    def broken(_: object) -> None:
+        raise ZeroDivisionError("the consumer's own bug")
+
+    with pytest.raises(ZeroDivisionError):
+        llm_rx.from_bytes(capture("openai/chat-text-basic.sse").data).subscribe(
+            broken, errors.append
+        )
+    assert not any(isinstance(e, IncompleteStreamError) for e in errors)
+
+
+def test_reassemble_missing_path_raises_file_not_found(tmp_path: object) -> None:
+    from pathlib import Path
+
+    with pytest.raises(FileNotFoundError):
+        llm_rx.reassemble(Path(str(tmp_path)) / "missing.sse")

@@ -100,9 +100,14 @@ def test_async_source_over_real_http_on_loopback() -> None:
 
 
 def test_async_source_dispose_cancels_the_reader() -> None:
+    closed: list[bool] = []
+
     async def endless() -> object:
-        yield capture("openai/chat-text-basic.sse").data[:300]
-        await asyncio.Event().wait()  # never ends by itself
+        try:
+            yield capture("openai/chat-text-basic.sse").data[:300]
+            await asyncio.Event().wait()  # never ends by itself
+        finally:
+            closed.append(True)
 
     async def main() -> list[Event]:
         seen: list[Event] = []
@@ -116,6 +121,7 @@ def test_async_source_dispose_cancels_the_reader() -> None:
 
     seen = asyncio.run(main())
     assert seen  # the first frame arrived, then the reader was cancelled without error
+    assert closed == [True]  # the cancellation reached the byte source
 
 
 def test_openai_sdk_as_client_bytes_into_llm_rx() -> None:

@@ -43,7 +43,7 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
                 except Exception as error:  # noqa: BLE001 - a malformed event from upstream
                     observer.on_error(error)
                     return
-                ended = type(event) is MessageStop
+                ended = ended or type(event) is MessageStop
                 observer.on_next(builder.snapshot(final=ended))
 
             def on_error(error: Exception) -> None:

@@ -53,7 +53,11 @@ def attach_signatures() -> Callable[[Observable[Event]], Observable[ThinkingBloc
                 orphans.clear()
 
             def on_next(event: Event) -> None:
-                builder.feed(event)
+                try:
+                    builder.feed(event)
+                except Exception as error:  # noqa: BLE001 - a malformed event from upstream
+                    observer.on_error(error)
+                    return
                 if isinstance(event, BlockStart):
                     if event.kind in _REASONING:
                         reasoning.add(event.index)

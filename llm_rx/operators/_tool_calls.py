@@ -42,7 +42,11 @@ def tool_calls() -> Callable[[Observable[Event]], Observable[ToolCallBlock]]:
                     observer.on_next(block)
 
             def on_next(event: Event) -> None:
-                builder.feed(event)
+                try:
+                    builder.feed(event)
+                except Exception as error:  # noqa: BLE001 - a malformed event from upstream
+                    observer.on_error(error)
+                    return
                 if isinstance(event, BlockStart):
                     if event.kind == "tool_call":
                         pending.add(event.index)

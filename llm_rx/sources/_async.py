@@ -36,21 +36,25 @@ def from_async_bytes(
         decoder = new_decoder(provider, max_frame)
 
         async def pump() -> None:
+            iterator = chunks.__aiter__()
             try:
-                async for chunk in chunks:
+                while True:
+                    try:
+                        chunk = await iterator.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as error:  # the byte source failed: a cut stream
+                        raise source_failed(error) from error
                     for event in decoder.decode(bytes(chunk)):
                         observer.on_next(event)
                 for event in decoder.flush():
                     observer.on_next(event)
-            except asyncio.CancelledError:
-                raise
             except LlmRxError as error:
                 for event in getattr(error, "events", ()):
                     observer.on_next(event)
                 observer.on_error(error)
-                return
-            except Exception as error:  # noqa: BLE001 - the byte source failed: a cut stream
-                observer.on_error(source_failed(error))
                 return
             observer.on_completed()
 

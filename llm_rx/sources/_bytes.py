@@ -14,7 +14,7 @@ from reactivex.scheduler import CurrentThreadScheduler
 from ..errors import LlmRxError
 from ..events import Event
 from ..wire.sse import DEFAULT_MAX_FRAME
-from ._engine import decode_all, new_decoder, source_failed
+from ._engine import decode_all, new_decoder
 
 __all__ = ["from_bytes", "from_file", "iter_file"]
 
@@ -50,13 +50,9 @@ def _observable(
             try:
                 source = chunks() if callable(chunks) else chunks
                 decode_all(new_decoder(provider, max_frame), source, emit, stopped)
-            except LlmRxError as error:
+            except LlmRxError as error:  # (a failing byte source arrives as one too)
                 if not disposed:
                     observer.on_error(error)
-                return
-            except Exception as error:  # noqa: BLE001 - the byte source failed: a cut stream
-                if not disposed:
-                    observer.on_error(source_failed(error))
                 return
             if not disposed:
                 observer.on_completed()

@@ -34,17 +34,25 @@ def decode_all(
     stopped: Callable[[], bool] = lambda: False,
 ) -> None:
     """Feed every chunk, then EOF, emitting the events of each chunk in order (as one list);
-    a decoding error is raised after the events decoded before it were emitted. Returns early
+    a decoding error is raised after the events decoded before it were emitted, and a failure
+    of the byte source itself (a socket, a file) as an ``IncompleteStreamError`` whose cause
+    it is. What ``emit`` raises is the consumer's and passes through untouched. Returns early
     once ``stopped()``."""
     try:
-        for chunk in chunks:
-            if stopped():
-                return
+        iterator = iter(chunks)
+        while not stopped():
+            try:
+                chunk = next(iterator)
+            except StopIteration:
+                break
+            except Exception as error:  # the byte source failed: a cut stream
+                raise source_failed(error) from error
             events = decoder.decode(chunk if chunk.__class__ is bytes else bytes(chunk))
             if events:
                 emit(events)
-        if not stopped():
-            emit(decoder.flush())
+        else:
+            return
+        emit(decoder.flush())
     except LlmRxError as error:
         emit(getattr(error, "events", []))
         raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+import reactivex
 from reactivex import operators as ops
 from reactivex.testing import ReactiveTest, TestScheduler
 
@@ -96,3 +97,33 @@ def test_accumulate_dispose_ends_the_subscription() -> None:
     observer = scheduler.start(lambda: source.pipe(lxo.accumulate()), disposed=300)
     assert len(observer.messages) == 1
     assert source.subscriptions == [subscribe(200, 300)]
+
+
+def test_accumulate_snapshot_never_changes_after_it_was_emitted() -> None:
+    # Each snapshot is read when emitted and again after the stream ended: the same reply.
+    events = [
+        MessageStart("anthropic", "m"),
+        TextDelta(0, "Hel"),  # a delta before its block started (lenient)
+        BlockStart(0, "text"),
+        TextDelta(0, "lo"),
+        MessageStop("end_turn"),
+    ]
+    at_emission: list[dict[str, object]] = []
+    snapshots: list[Snapshot] = []
+
+    def record(snapshot: Snapshot) -> None:
+        at_emission.append(snapshot.response.model_dump())
+        snapshots.append(snapshot)
+
+    reactivex.from_iterable(events).pipe(lxo.accumulate()).subscribe(record)
+    assert [s.response.model_dump() for s in snapshots] == at_emission
+    assert snapshots[-1].response.text == "Hello"  # the early delta is not lost
+
+
+def test_accumulate_snapshot_before_message_start_keeps_its_provider() -> None:
+    snapshots: list[Snapshot] = []
+    reactivex.from_iterable([TextDelta(0, "x"), MessageStart("anthropic")]).pipe(
+        lxo.accumulate()
+    ).subscribe(snapshots.append)
+    first = snapshots[0]
+    assert first.response.provider == "unknown"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import orjson
 from reactivex import operators as ops
+from reactivex.subject import Subject
 from reactivex.testing import ReactiveTest, TestScheduler
 from reactivex.testing.marbles import marbles_testing
 
@@ -132,9 +134,13 @@ def test_attach_signatures_thinking_redacted_and_orphan() -> None:
 def test_attach_signatures_capture_byte_identical() -> None:
     data = capture("anthropic/redacted-thinking.sse").data
     blocks = llm_rx.from_bytes(data).pipe(lxo.attach_signatures(), ops.to_list()).run()
-    expected = [b for b in llm_rx.reassemble(data).content if isinstance(b, ThinkingBlock)]
-    assert blocks == expected
-    assert all(b.redacted for b in blocks)
+    wire = [  # the redacted blocks' data, read off the wire itself
+        orjson.loads(line[6:])["content_block"]["data"]
+        for line in data.split(b"\n")
+        if line.startswith(b"data: ") and b'"redacted_thinking"' in line
+    ]
+    assert [b.signature for b in blocks] == wire
+    assert all(b.redacted and b.text == "" for b in blocks)
 
 
 def test_metrics_virtual_time_ttft_gaps_stalls_throughput() -> None:
@@ -173,3 +179,12 @@ def test_metrics_without_usage_has_no_token_rate() -> None:
     m = observer.messages[0].value.value
     assert m.tokens_per_second is None
     assert m.deltas_per_second == 2 / 20
+
+
+def test_operators_route_a_malformed_event_to_on_error() -> None:
+    for operator in (lxo.tool_calls(), lxo.attach_signatures()):
+        errors: list[Exception] = []
+        bus: Subject[object] = Subject()
+        bus.pipe(operator).subscribe(on_error=errors.append)  # type: ignore[arg-type]
+        bus.on_next("not an event")
+        assert len(errors) == 1
