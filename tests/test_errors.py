@@ -218,3 +218,28 @@ def test_reassemble_missing_path_raises_file_not_found(tmp_path: object) -> None
 
     with pytest.raises(FileNotFoundError):
         llm_rx.reassemble(Path(str(tmp_path)) / "missing.sse")
+
+
+@pytest.mark.parametrize(
+    ("provider", "body"),
+    [
+        ("openai-chat", sse(chat_chunk({"content": "a"}), chat_chunk({"content": "b"}),
+                            {"id": "x", "model": "m", "choices": [None]})),
+        ("anthropic", b'event: message_start\ndata: {"type":"message_start","message":'
+                      b'{"id":"m"}}\n\nevent: message_delta\ndata: {"type":"message_delta",'
+                      b'"delta":[1]}\n\n'),
+    ],
+    ids=["openai-choice-null", "anthropic-delta-list"],
+)
+def test_valid_json_of_an_unexpected_shape_is_a_wire_format_error(
+    provider: str, body: bytes
+) -> None:
+    errors: list[Exception] = []
+    llm_rx.from_bytes(body, provider).subscribe(on_error=errors.append)
+    (error,) = errors
+    assert isinstance(error, WireFormatError)
+    assert "unexpected shape" in error.message
+    assert error.raw is not None
+    response = llm_rx.reassemble(body, provider)
+    assert response.stop_reason == "error"
+    assert response.error is not None and response.error.kind == "wire_format"

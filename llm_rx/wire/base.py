@@ -22,7 +22,14 @@ from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event, MessageStart
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
-__all__ = ["ByteTemplate", "ChangedFields", "Decoder", "SSEPayloadDecoder", "attach_events"]
+__all__ = [
+    "ByteTemplate",
+    "ChangedFields",
+    "Decoder",
+    "SSEPayloadDecoder",
+    "attach_events",
+    "shape_error",
+]
 
 _new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 
@@ -76,6 +83,22 @@ class ByteTemplate(NamedTuple):
 
 # A template as the loop reads it: prefix, suffix, start, tail, event type, block, keeps "".
 _Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
+
+
+# What a frame of an unexpected shape makes decoding code raise (a list where an object was
+# expected, a missing key, ``None`` where a list was): a wire-format error, not a crash.
+_SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+
+
+def shape_error(error: Exception, frame: Any) -> WireFormatError:
+    """The ``WireFormatError`` for a frame whose JSON is valid but not of the expected shape."""
+    raw = frame if isinstance(frame, (bytes, str)) else getattr(frame, "data", None)
+    if raw is None:
+        raw = getattr(frame, "payload", None)
+    return WireFormatError(
+        f"a frame has an unexpected shape ({type(error).__name__}: {error})",
+        raw if isinstance(raw, (bytes, str)) else None,
+    )
 
 
 class ChangedFields:
@@ -181,11 +204,15 @@ class Decoder(ABC):
         self, frames: list[Any], out: list[Event], one: Callable[[Any, list[Event]], None]
     ) -> None:
         """Decode frames one by one with ``one``; frames after the end are counted, unread."""
-        for frame in frames:
-            if self.finished:
-                self.ignored_frames += 1
-            else:
-                one(frame, out)
+        frame: Any = None
+        try:
+            for frame in frames:
+                if self.finished:
+                    self.ignored_frames += 1
+                else:
+                    one(frame, out)
+        except _SHAPE_ERRORS as error:
+            raise shape_error(error, frame) from error
 
     def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
         """Finish with ``error``; ``start`` opens the message first if nothing did yet."""
@@ -210,6 +237,7 @@ class SSEPayloadDecoder(Decoder):
         # template hit is kept for a decoder whose state follows the frames (``_template_hit``).
         self._templates: list[_Shortcut] = []
         self._template_hit: _Shortcut | None = None
+        self._current: Any = None  # the frame being decoded (for an error's evidence)
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
@@ -264,10 +292,17 @@ class SSEPayloadDecoder(Decoder):
 
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
         """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events)."""
+        try:
+            self._frames_loop(frames, out)
+        except _SHAPE_ERRORS as error:
+            raise shape_error(error, self._current) from error
+
+    def _frames_loop(self, frames: list[Any], out: list[Event]) -> None:
         loads = orjson.loads
         append = out.append
         templates = self._templates
         for position, frame in enumerate(frames):
+            self._current = frame
             if frame.__class__ is bytes:
                 if templates:
                     data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (padding)

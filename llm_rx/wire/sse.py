@@ -125,16 +125,19 @@ class SSEDecoder:
                 and body.count(b"\ndata: ") == count
                 and body.count(b"\n\nevent: ") == count - 1
             ):
-                self.recognised = True
-                if max(map(len, blocks)) > limit:
-                    too_long = next(b for b in blocks if len(b) > limit)
-                    done = blocks[: blocks.index(too_long)]
-                    raise self._too_large(too_long, [b[b.index(b"\n") + 7 :] for b in done])
-                payloads = [block[block.index(b"\n") + 7 :] for block in blocks]
-                events = [p for p in payloads if p] if b"" in payloads else payloads  # type: ignore[assignment]
-                if rest:
-                    self._hold_after(rest, events)
-                return events
+                try:
+                    payloads = [block[block.index(b"\n") + 7 :] for block in blocks]
+                except ValueError:  # a block without its data line: the general path
+                    payloads = []
+                if payloads and b"\n" not in b"".join(payloads):  # one data line each
+                    self.recognised = True
+                    if max(map(len, blocks)) > limit:
+                        at = next(i for i, b in enumerate(blocks) if len(b) > limit)
+                        raise self._too_large(blocks[at], [p for p in payloads[:at] if p])
+                    events = [p for p in payloads if p] if b"" in payloads else payloads  # type: ignore[assignment]
+                    if rest:
+                        self._hold_after(rest, events)
+                    return events
         if (
             body.startswith(b"data: ")
             and self.last_event_id is None

@@ -675,3 +675,10 @@ def test_sse_names_false_max_frame_keeps_completed_events() -> None:
     with pytest.raises(FrameTooLargeError) as caught:
         decoder.decode_payloads(body)
     assert caught.value.frames == [b'{"ok":1}']
+
+
+def test_sse_names_false_block_with_two_data_lines_takes_the_general_path() -> None:
+    # bug class: a count-based fast path fooled by a two-data-line block balanced by a block
+    # with no data line
+    body = b"event: a\ndata: x\ndata: y\n\nevent: b\n\n"
+    assert SSEDecoder(names=False).decode_payloads(body) == [SSEEvent("a", b"x\ny")]
