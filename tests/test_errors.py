@@ -242,4 +242,5 @@ def test_valid_json_of_an_unexpected_shape_is_a_wire_format_error(
     assert error.raw is not None
     response = llm_rx.reassemble(body, provider)
     assert response.stop_reason == "error"
-    assert response.error is not None and response.error.kind == "wire_format"
+    assert response.error is not None
+    assert response.error.kind == "wire_format"
