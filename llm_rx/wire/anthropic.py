@@ -27,6 +27,7 @@ from ..events import (
     ChoiceEnd,
     CitationDelta,
     Event,
+    MessageStart,
     MessageStop,
     MetadataUpdate,
     Opaque,
@@ -106,6 +107,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
         self._id: str | None = None
+        self._had_start = False  # a message_start frame arrived (not only a lenient start)
         self._blocks: dict[int, int] = {}  # wire index -> block index, while open
         self._closed: set[int] = set()  # wire indexes that ended
         self._next_block = 0
@@ -184,12 +186,21 @@ class AnthropicDecoder(SSEPayloadDecoder):
     def _message_start(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         message = frame.get("message") or {}
         message_id = message.get("id")
-        if self.started:
+        if not self.started:
+            self._start(out, message.get("model"), message_id)
+        elif self._had_start:
             if message_id == self._id and self._next_block == 0:
                 return  # the same message_start again, before any content: harmless
             raise ProtocolError("message_start while a message is open", raw)
+        else:  # the message opened leniently on an early frame: this fills in what it lacked
+            model = message.get("model")
+            out.append(MessageStart(
+                self.provider,
+                model if isinstance(model, str) and model else None,
+                message_id if isinstance(message_id, str) and message_id else None,
+            ))
+        self._had_start = True
         self._id = message_id
-        self._start(out, message.get("model"), message_id)
         extra = _extras(message, _MESSAGE_FIELDS)
         if extra:
             out.append(MetadataUpdate(extra))
@@ -225,7 +236,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
             out.append(UsageUpdate(usage_from_anthropic(usage)))
 
     def _message_stop(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        self._emit_pending_opaque(out)
+        self._emit_pending_opaque(out, close=True)
         for wire in list(self._blocks):
             out.append(BlockStop(self._blocks.pop(wire)))
         self.finished = True
@@ -353,8 +364,12 @@ class AnthropicDecoder(SSEPayloadDecoder):
                 block["input"] = joined
         return BlockStart(index, "opaque", raw=block, name=str(block.get("type")))
 
-    def _emit_pending_opaque(self, out: list[Event]) -> None:
+    def _emit_pending_opaque(self, out: list[Event], *, close: bool = False) -> None:
+        """Emit the server-tool blocks still open; ``close`` them when the message ended
+        (a cut stream leaves them open: they never ended)."""
         for wire in list(self._opaque):
             opaque = self._opaque.pop(wire)
             self._blocks.pop(wire, None)
             out.append(self._opaque_start(opaque))
+            if close:
+                out.append(BlockStop(opaque[0]))

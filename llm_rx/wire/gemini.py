@@ -424,16 +424,18 @@ class GeminiDecoder(SSEPayloadDecoder):
     def _usage(self, usage: Any, out: list[Event]) -> None:
         if usage and usage != self._last_usage:
             # Gemini repeats its cumulative counts on every chunk. The first snapshot (and
-            # one that reports a new kind of count) goes out at once; the running ones are
-            # held and the latest goes out before the reply ends: a snapshot per chunk would
-            # cost more than decoding the chunk, and overlaying them gives the same totals.
+            # one that reports another set of counts) goes out at once, after the one held;
+            # the running repeats are held and the latest goes out before the reply ends (or
+            # fails): a snapshot per chunk cost more than decoding the chunk, and the totals
+            # at the end are the same. A live meter sees the counts at the start and the end.
             sent = self._usage_sent
-            self._last_usage = usage
             if sent is None or usage.keys() != sent.keys():
-                self._usage_sent = usage
+                self._flush_usage(out)
+                self._last_usage = self._usage_sent = usage
                 self._usage_due = False
                 out.append(UsageUpdate(usage_from_gemini(usage)))
             else:
+                self._last_usage = usage
                 self._usage_due = True
 
     def _candidate(self, raw: dict[str, Any], out: list[Event]) -> None:

@@ -60,6 +60,8 @@ _READ = frozenset(
     {"model", "message", "response", "thinking", "done", "done_reason", "prompt_eval_count",
      "eval_count", "logprobs", "error"}
 )
+# The keys of a usual line: nothing on it but the reply's model, a time and a delta.
+_USUAL = frozenset({"model", "created_at", "message", "done"})
 _MESSAGE_READ = frozenset({"role", "content", "thinking", "tool_calls"})
 _USAGE_FIELDS = ("prompt_eval_count", "eval_count")
 _NONE = object()
@@ -140,7 +142,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
             frame = None
         if frame.__class__ is not dict:
             frame = self._parse(line)  # (says what is wrong with it)
-        elif self.started and len(frame) == 4 and frame.get("done") is False:
+        elif self.started and frame.keys() == _USUAL and frame["done"] is False:
             # The usual line: model, created_at, and a message of role and content.
             message = frame.get("message")
             if message.__class__ is dict and len(message) == 2 and "role" in message:
@@ -171,7 +173,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
             if response and isinstance(response, str):
                 self._text(response, "text", out)
         # The usual line is model, created_at, message (or response) and done: false.
-        if len(frame) != 4 or frame.get("done") is not False:
+        if frame.keys() != _USUAL or frame["done"] is not False:
             self._extras(frame, line, out)
 
     def _first(self, frame: dict[str, Any], line: bytes, out: list[Event]) -> None:

@@ -106,3 +106,37 @@ def test_to_native_body_shares_nothing_with_the_response() -> None:
     assert response.usage.native is not None
     assert response.usage.native["cache_creation"]["ephemeral_5m_input_tokens"] == 0
     assert llm_rx.to_native(response, "anthropic")["content"][0]["signature"] != "edited"
+
+
+def test_anthropic_late_message_start_fills_in_model_and_id() -> None:
+    from ..streams import block_delta
+
+    data = anthropic_events(
+        block_start(0, {"type": "text", "text": ""}),
+        block_delta(0, {"type": "text_delta", "text": "early"}),  # before message_start
+        message_start("msg_late", "claude-late"),
+        block_stop(0),
+        message_delta(),
+        MESSAGE_STOP,
+    )
+    response = llm_rx.reassemble(data, "anthropic")
+    assert response.complete
+    assert (response.model, response.id) == ("claude-late", "msg_late")
+    assert response.text == "early"
+
+
+def test_anthropic_server_tool_block_open_at_message_stop_is_closed() -> None:
+    from llm_rx.events import BlockStart, BlockStop
+
+    data = anthropic_events(
+        message_start(),
+        block_start(0, {"type": "server_tool_use", "id": "srv_1", "name": "web_search",
+                        "input": {}}),
+        message_delta(),
+        MESSAGE_STOP,
+    )
+    events, _ = decode_events([data], "anthropic")
+    starts = [e.index for e in events if isinstance(e, BlockStart)]
+    stops = [e.index for e in events if isinstance(e, BlockStop)]
+    assert starts == stops == [0]
+    assert events.index(next(e for e in events if isinstance(e, BlockStop))) < len(events) - 1

@@ -767,3 +767,22 @@ def test_gemini_hot_path_decodes_exactly_as_the_general_path(
     fast = [outcome([body], "gemini") for body in bodies]
     monkeypatch.setattr(GeminiDecoder, "_learn_shape", lambda self, chunk: None)
     assert [outcome([body], "gemini") for body in bodies] == fast
+
+
+def test_gemini_held_usage_goes_out_before_a_snapshot_of_other_counts() -> None:
+    # bug class: a held running snapshot replaced by one reporting other fields, losing it
+    def usage_chunk(usage: dict[str, int], finish: str | None = None) -> bytes:
+        candidate: dict[str, object] = {"content": {"parts": [{"text": "x"}], "role": "model"}}
+        if finish:
+            candidate["finishReason"] = finish
+        return b"data: " + orjson.dumps({"candidates": [candidate], "usageMetadata": usage}) + (
+            b"\n\n")
+
+    body = (
+        usage_chunk({"promptTokenCount": 10, "candidatesTokenCount": 1})
+        + usage_chunk({"promptTokenCount": 10, "candidatesTokenCount": 50})
+        + usage_chunk({"promptTokenCount": 10, "totalTokenCount": 60}, "STOP")
+    )
+    response = llm_rx.reassemble(body, "gemini")
+    assert response.usage.output_tokens == 50
+    assert response.usage.input_tokens == 10

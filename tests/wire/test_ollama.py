@@ -384,3 +384,18 @@ def test_ollama_unknown_fields_are_kept() -> None:
     assert response.extra["remote_model"] == "gpt-oss:120b"
     assert response.choice_extra == {"images": None}
     assert response.text == "ab"
+
+
+def test_ollama_four_key_line_that_is_not_the_usual_one_is_read_whole() -> None:
+    # bug class: telling the usual line by its number of keys alone
+    body = (
+        b'{"model":"m","created_at":"t","message":{"role":"assistant","content":"Hi"},'
+        b'"done":false}\n'
+        b'{"model":"m","message":{"role":"assistant","content":""},"done":false,'
+        b'"error":"model crashed"}\n'
+    )
+    response = llm_rx.reassemble(body, "ollama")
+    assert response.stop_reason == "error"
+    assert response.error is not None
+    assert response.error.kind == "provider"
+    assert response.text == "Hi"
