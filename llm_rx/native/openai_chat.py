@@ -102,6 +102,11 @@ def _message(blocks: list[Block]) -> dict[str, Any]:
         message["content"] = text if texts and (text or not calls) else None
     message["refusal"] = "".join(block.text for block in refusals) if refusals else None
     _thinking(message, thinking)
+    legacy = [call for call in calls if (call.meta or {}).get("type") == "function_call"]
+    if legacy:  # the legacy ``function_call`` comes back as it came
+        message["function_call"] = {"name": legacy[0].name or "",
+                                    "arguments": legacy[0].raw_arguments}
+        calls = [call for call in calls if call not in legacy]
     if calls:
         message["tool_calls"] = [
             {

@@ -20,7 +20,13 @@ from typing import Any
 
 import orjson
 
-from ..errors import IncompleteStreamError, LlmRxError, ProtocolError, ProviderError
+from ..errors import (
+    IncompleteStreamError,
+    LlmRxError,
+    ProtocolError,
+    ProviderError,
+    WireFormatError,
+)
 from ..events import (
     BlockStart,
     BlockStop,
@@ -155,6 +161,8 @@ class AnthropicDecoder(SSEPayloadDecoder):
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
             if not self.started:
+                if not isinstance(kind, str):  # no "type": not an Anthropic stream at all
+                    raise WireFormatError("the body is not an anthropic event stream", data)
                 self._start(out)
             out.append(Opaque(str(kind or name), frame))
             return

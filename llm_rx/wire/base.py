@@ -237,7 +237,6 @@ class SSEPayloadDecoder(Decoder):
         # template hit is kept for a decoder whose state follows the frames (``_template_hit``).
         self._templates: list[_Shortcut] = []
         self._template_hit: _Shortcut | None = None
-        self._current: Any = None  # the frame being decoded (for an error's evidence)
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
@@ -292,42 +291,39 @@ class SSEPayloadDecoder(Decoder):
 
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
         """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events)."""
-        try:
-            self._frames_loop(frames, out)
-        except _SHAPE_ERRORS as error:
-            raise shape_error(error, self._current) from error
-
-    def _frames_loop(self, frames: list[Any], out: list[Event]) -> None:
         loads = orjson.loads
         append = out.append
         templates = self._templates
-        for position, frame in enumerate(frames):
-            self._current = frame
-            if frame.__class__ is bytes:
-                if templates:
-                    data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (padding)
-                    for shortcut in templates:
-                        prefix, suffix, start, tail, event_type, block, keeps_empty = shortcut
-                        if data.startswith(prefix) and data.endswith(suffix):
-                            try:
-                                value = loads(data[start : len(data) - tail])
-                            except orjson.JSONDecodeError:
-                                value = None
-                            if value.__class__ is str:
-                                if value or keeps_empty:
-                                    append(_new(event_type, (block, value)))
-                                self._template_hit = shortcut
-                                break
+        frame: Any = None
+        try:
+            for position, frame in enumerate(frames):
+                if frame.__class__ is bytes:
+                    if templates:
+                        data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (padding)
+                        for shortcut in templates:
+                            prefix, suffix, start, tail, event_type, block, keeps_empty = shortcut
+                            if data.startswith(prefix) and data.endswith(suffix):
+                                try:
+                                    value = loads(data[start : len(data) - tail])
+                                except orjson.JSONDecodeError:
+                                    value = None
+                                if value.__class__ is str:
+                                    if value or keeps_empty:
+                                        append(_new(event_type, (block, value)))
+                                    self._template_hit = shortcut
+                                    break
+                        else:
+                            self._data(frame, out)
                     else:
                         self._data(frame, out)
                 else:
-                    self._data(frame, out)
-            else:
-                self._event(frame, out)
-            if self.finished:
-                self.ignored_frames += len(frames) - position - 1
-                return
-            templates = self._templates
+                    self._event(frame, out)
+                if self.finished:
+                    self.ignored_frames += len(frames) - position - 1
+                    return
+                templates = self._templates
+        except _SHAPE_ERRORS as error:
+            raise shape_error(error, frame) from error
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         """Decode the data of a plain ``message`` event (the hot path; override to skip

@@ -48,14 +48,14 @@ _loads = orjson.loads
 # Chunk fields that are per-chunk framing, not message metadata.
 _CHUNK_FIELDS = frozenset({"id", "object", "created", "model", "choices", "usage", "obfuscation"})
 # Delta fields that carry nothing a reply keeps.
-_SKIPPED_DELTA = frozenset({"role", "channel", "token_id", "function_call"})
+_SKIPPED_DELTA = frozenset({"role", "channel", "token_id"})
 # Choice fields read elsewhere, or per-token values that are not the choice's metadata.
 _CHOICE_FIELDS = frozenset(
     {"index", "delta", "finish_reason", "logprobs", "usage", "token_ids", "text"}
 )
 _KNOWN_DELTA = _SKIPPED_DELTA | {
     "content", "refusal", "tool_calls", "reasoning", "reasoning_content", "reasoning_details",
-    "annotations",
+    "annotations", "function_call",
 }
 _FINISH: dict[str, StopReason] = {
     "stop": "end_turn",
@@ -310,8 +310,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             self._to_learn = (chunk, choices[0], data)
 
     def _learn_layout(self, chunk: dict[str, Any], raw: Any, data: bytes) -> None:
-        """Remember the shape of a plain text or argument-fragment chunk for :meth:`_frames`
-        (and, for a text chunk, its bytes around the text: see :class:`_Template`)."""
+        """Remember the shape of a plain text or argument-fragment chunk for :meth:`_data`
+        (and its bytes around the delta string: see :class:`~llm_rx.wire.base.ByteTemplate`)."""
         delta = raw.get("delta") if type(raw) is dict else None
         choice = self._choices.get(raw.get("index", 0)) if delta else None
         if (
@@ -448,6 +448,10 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         if tool_calls:
             for position, call in enumerate(tool_calls):
                 self._tool_call(choice, position, call, out)
+        function_call = delta.get("function_call")
+        if isinstance(function_call, dict):  # the legacy single call: a tool call of its own
+            self._tool_call(choice, 0, {"index": "function_call", "function": function_call,
+                                        "id": None, "type": "function_call"}, out)
         annotations = delta.get("annotations")
         if annotations:
             if choice.text is None:

@@ -1,8 +1,7 @@
 """Which decoder reads which provider's stream, and telling the provider from the first bytes.
 
 Provider ids: ``openai-chat``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``,
-``bedrock-converse``, all decoded here and recognised by :func:`sniff`; a recognised format
-without a decoder raises a clear :class:`WireFormatError` rather than misreading the bytes.
+``bedrock-converse``, all decoded here and recognised by :func:`sniff`.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion
 
 import llm_rx
+from llm_rx.errors import WireFormatError
 from llm_rx.events import ChoiceEnd, MetadataUpdate
 from llm_rx.response import OpaqueBlock, RefusalBlock, TextBlock, ThinkingBlock
 from llm_rx.wire.openai_chat import OpenAIChatDecoder
@@ -180,3 +181,27 @@ def test_openai_chat_template_path_decodes_any_text_exactly(
     finally:
         OpenAIChatDecoder.fast_path = True
     assert fast == slow
+
+
+def test_openai_chat_legacy_function_call_is_a_tool_call_and_comes_back() -> None:
+    body = sse(
+        chat_chunk({"role": "assistant", "content": None,
+                    "function_call": {"name": "get_weather", "arguments": ""}}),
+        chat_chunk({"function_call": {"arguments": '{"city":'}}),
+        chat_chunk({"function_call": {"arguments": ' "Paris"}'}}),
+        chat_chunk({}, "function_call"),
+    ) + DONE
+    response = llm_rx.reassemble(body, "openai-chat")
+    (call,) = response.tool_calls
+    assert (call.name, call.arguments) == ("get_weather", {"city": "Paris"})
+    assert response.stop_reason == "tool_use"
+    native = ChatCompletion.model_validate(llm_rx.to_native(response, "openai-chat"))
+    message = native.choices[0].message
+    assert message.function_call is not None
+    assert message.function_call.arguments == '{"city": "Paris"}'
+    assert native.choices[0].finish_reason == "function_call"
+
+
+def test_openai_chat_body_read_as_anthropic_is_refused() -> None:
+    with pytest.raises(WireFormatError):
+        llm_rx.reassemble(capture("openai/chat-text-basic.sse").data, "anthropic")
