@@ -144,7 +144,11 @@ class _Session:
         self._interval = interval
         self._builder = ResponseBuilder()
         self._lock = threading.Lock()
-        self._render_lock = threading.Lock()
+        # Re-entrant: a view's update may itself push events that end the stream (a view
+        # that drives its source); the final frame then waits until that update returns.
+        self._render_lock = threading.RLock()
+        self._rendering = False
+        self._deferred: Snapshot | None = None
         self._timer: abc.DisposableBase | None = None  # the next frame, when one is due
         self._shown: datetime | None = None  # when the last frame was taken
         self.failure: Exception | None = None  # the view failed: the stream fails with it
@@ -169,12 +173,18 @@ class _Session:
                 snapshot = self._builder.snapshot()
                 snapshot.response  # noqa: B018 - materialised here: the builder is not thread-safe
                 self._shown = self._clock.now
+            self._rendering = True
             try:
                 view.update(snapshot)
             except Exception as error:  # noqa: BLE001 - reported through on_error
                 with self._lock:
                     self._view = None
                     self.failure = error
+            finally:
+                self._rendering = False
+            final, self._deferred = self._deferred, None
+            if final is not None:
+                view.close(final)
 
     def finish(self, error: Exception | None) -> None:
         """Render the final state (once): what arrived, marked with how it ended."""
@@ -188,4 +198,7 @@ class _Session:
                     return
                 snapshot = self._builder.snapshot(error, final=True)
                 snapshot.response  # noqa: B018 - materialised while no event can be fed
+            if self._rendering:  # called from inside this thread's update: close after it
+                self._deferred = snapshot
+                return
             view.close(snapshot)

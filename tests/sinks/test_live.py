@@ -261,3 +261,26 @@ def test_live_subscription_scheduler_paces_frames_when_none_is_given() -> None:
     assert log.times[:3] == [201, 221, 241]
     assert log.times[-1] == 304
     assert log.last.text == "".join(WORDS)
+
+
+def test_live_stream_ending_inside_an_update_closes_after_it() -> None:
+    # bug class: the final frame taken while this thread renders (a view that drives its own
+    # source) deadlocked on a non-re-entrant lock
+    scheduler = TestScheduler()
+    subject: Subject[Event] = Subject()
+    calls: list[str] = []
+
+    class DrivingView:
+        def update(self, snapshot: Snapshot) -> None:
+            calls.append("update")
+            subject.on_next(TextDelta(0, " more"))
+            subject.on_completed()  # the stream ends while this frame renders
+            calls.append("update returns")
+
+        def close(self, snapshot: Snapshot) -> None:
+            calls.append(f"close {snapshot.text!r}")
+
+    scheduler.schedule_absolute(210, lambda *_: subject.on_next(MessageStart("p")))
+    scheduler.start(lambda: subject.pipe(live(DrivingView, refresh_per_second=0.1)),
+                    disposed=1000)
+    assert calls == ["update", "update returns", "close ' more'"]
