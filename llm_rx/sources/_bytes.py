@@ -75,7 +75,9 @@ def from_bytes(
 ) -> Observable[Event]:
     """A cold observable of the events ``data`` decodes to.
 
-    ``data`` is the whole body or an iterable of its pieces (read once per subscription).
+    ``data`` is the whole body or an iterable of its pieces, read on each subscription: a
+    one-shot iterator (a generator, a response's ``iter_bytes()``) serves one subscription
+    only, so ``share()`` or ``publish()`` it for several sinks.
     ``provider`` is sniffed from the first bytes when not given. Decoding errors arrive as
     ``on_error`` after the events decoded before them; disposing stops the reading.
     """
