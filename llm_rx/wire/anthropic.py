@@ -44,7 +44,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import SSEPayloadDecoder
+from .base import SSEPayloadDecoder, count_of
 from .sse import SSEEvent
 
 __all__ = ["AnthropicDecoder", "usage_from_anthropic"]
@@ -79,24 +79,21 @@ _THINKING_FIELDS = frozenset({"type", "thinking", "signature"})
 _TOOL_FIELDS = frozenset({"type", "id", "name", "input"})
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
 
 def usage_from_anthropic(raw: dict[str, Any]) -> Usage:
     """Canonical usage from an Anthropic usage object: ``input_tokens`` made a total."""
-    fresh = _int(raw.get("input_tokens"))
-    write = _int(raw.get("cache_creation_input_tokens"))
-    read = _int(raw.get("cache_read_input_tokens"))
+    fresh = count_of(raw.get("input_tokens"))
+    write = count_of(raw.get("cache_creation_input_tokens"))
+    read = count_of(raw.get("cache_read_input_tokens"))
     parts = [n for n in (fresh, write, read) if n is not None]
     details = raw.get("output_tokens_details") or {}
     return Usage(
         input_tokens=sum(parts) if fresh is not None else None,
-        output_tokens=_int(raw.get("output_tokens")),
+        output_tokens=count_of(raw.get("output_tokens")),
         cache_read_tokens=read,
         cache_write_tokens=write,
         reasoning_tokens=(
-            _int(details.get("thinking_tokens")) if isinstance(details, dict) else None
+            count_of(details.get("thinking_tokens")) if isinstance(details, dict) else None
         ),
         native=raw,
     )

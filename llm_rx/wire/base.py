@@ -28,6 +28,7 @@ __all__ = [
     "Decoder",
     "SSEPayloadDecoder",
     "attach_events",
+    "count_of",
     "shape_error",
 ]
 
@@ -38,6 +39,11 @@ def attach_events(error: LlmRxError, events: list[Event]) -> LlmRxError:
     """Record on ``error`` the events decoded before it (emitted before ``on_error``)."""
     error.events = events  # type: ignore[attr-defined]
     return error
+
+
+def count_of(value: Any) -> int | None:
+    """A token count as the wire gave it: an ``int`` (not a ``bool``), else ``None``."""
+    return value if value.__class__ is int else None
 
 
 class ByteTemplate(NamedTuple):

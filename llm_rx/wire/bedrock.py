@@ -54,7 +54,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import Decoder
+from .base import Decoder, count_of
 from .eventstream import EventStreamDecoder, EventStreamMessage
 from .sse import DEFAULT_MAX_FRAME
 
@@ -74,19 +74,16 @@ _STOP: dict[str, StopReason] = {
 _PADDING = "p"
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
 
 def usage_from_bedrock(raw: dict[str, Any]) -> Usage:
     """Canonical usage from a Converse ``usage`` object: ``inputTokens`` excludes the cache
     reads and writes, so ``input_tokens`` adds them (a total, as everywhere)."""
-    fresh = _int(raw.get("inputTokens"))
-    read = _int(raw.get("cacheReadInputTokens"))
-    write = _int(raw.get("cacheWriteInputTokens"))
+    fresh = count_of(raw.get("inputTokens"))
+    read = count_of(raw.get("cacheReadInputTokens"))
+    write = count_of(raw.get("cacheWriteInputTokens"))
     return Usage(
         input_tokens=fresh + (read or 0) + (write or 0) if fresh is not None else None,
-        output_tokens=_int(raw.get("outputTokens")),
+        output_tokens=count_of(raw.get("outputTokens")),
         cache_read_tokens=read,
         cache_write_tokens=write,
         native=raw,

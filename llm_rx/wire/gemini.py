@@ -49,7 +49,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import ChangedFields, SSEPayloadDecoder, attach_events
+from .base import ChangedFields, SSEPayloadDecoder, attach_events, count_of
 from .json_array import JSONArrayDecoder
 from .sse import DEFAULT_MAX_FRAME, SSEEvent
 
@@ -85,23 +85,20 @@ _SPACE = b" \t\r\n"
 _PATH = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
 
 
-def _int(value: Any) -> int | None:
-    return value if value.__class__ is int else None
-
 
 def usage_from_gemini(raw: dict[str, Any]) -> Usage:
     """Canonical usage from ``usageMetadata``: output counts the thoughts too."""
     get = raw.get
-    candidates = _int(get("candidatesTokenCount"))
-    thoughts = _int(get("thoughtsTokenCount"))
+    candidates = count_of(get("candidatesTokenCount"))
+    thoughts = count_of(get("thoughtsTokenCount"))
     if thoughts is None:
         output = candidates
     else:
         output = thoughts if candidates is None else candidates + thoughts
     return Usage(
-        input_tokens=_int(get("promptTokenCount")),
+        input_tokens=count_of(get("promptTokenCount")),
         output_tokens=output,
-        cache_read_tokens=_int(get("cachedContentTokenCount")),
+        cache_read_tokens=count_of(get("cachedContentTokenCount")),
         reasoning_tokens=thoughts,
         native=raw,
     )

@@ -44,7 +44,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import Decoder
+from .base import Decoder, count_of
 from .ndjson import NDJSONDecoder
 from .sse import DEFAULT_MAX_FRAME
 
@@ -67,9 +67,6 @@ _USAGE_FIELDS = ("prompt_eval_count", "eval_count")
 _NONE = object()
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
 
 def usage_from_ollama(line: dict[str, Any]) -> Usage | None:
     """Canonical usage from a ``done`` line's counts; ``None`` if it has none."""
@@ -77,8 +74,8 @@ def usage_from_ollama(line: dict[str, Any]) -> Usage | None:
     if not native:
         return None
     return Usage(
-        input_tokens=_int(native.get("prompt_eval_count")),
-        output_tokens=_int(native.get("eval_count")),
+        input_tokens=count_of(native.get("prompt_eval_count")),
+        output_tokens=count_of(native.get("eval_count")),
         native=native,
     )
 

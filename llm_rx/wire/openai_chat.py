@@ -37,7 +37,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import ChangedFields, SSEPayloadDecoder
+from .base import ChangedFields, SSEPayloadDecoder, count_of
 from .sse import SSEEvent
 
 __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
@@ -81,23 +81,20 @@ def finish_reason(native: str, *, tool_calls: bool, refusal: bool) -> StopReason
     return reason
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
 
 def usage_from_openai(raw: dict[str, Any]) -> Usage:
     """Canonical usage from an OpenAI-style usage object (and its dialects)."""
-    prompt = _int(raw.get("prompt_tokens"))
-    completion = _int(raw.get("completion_tokens"))
-    total = _int(raw.get("total_tokens"))
+    prompt = count_of(raw.get("prompt_tokens"))
+    completion = count_of(raw.get("completion_tokens"))
+    total = count_of(raw.get("total_tokens"))
     prompt_details = raw.get("prompt_tokens_details") or {}
     completion_details = raw.get("completion_tokens_details") or {}
-    cache_read = _int(prompt_details.get("cached_tokens"))
+    cache_read = count_of(prompt_details.get("cached_tokens"))
     if cache_read is None:
-        cache_read = _int(raw.get("prompt_cache_hit_tokens"))  # DeepSeek
-    reasoning = _int(completion_details.get("reasoning_tokens"))
+        cache_read = count_of(raw.get("prompt_cache_hit_tokens"))  # DeepSeek
+    reasoning = count_of(completion_details.get("reasoning_tokens"))
     if reasoning is None:
-        reasoning = _int(raw.get("reasoning_tokens"))
+        reasoning = count_of(raw.get("reasoning_tokens"))
     output = completion
     if (
         completion is not None
@@ -112,7 +109,7 @@ def usage_from_openai(raw: dict[str, Any]) -> Usage:
         input_tokens=prompt,
         output_tokens=output,
         cache_read_tokens=cache_read,
-        cache_write_tokens=_int(prompt_details.get("cache_write_tokens")),
+        cache_write_tokens=count_of(prompt_details.get("cache_write_tokens")),
         reasoning_tokens=reasoning,
         native=raw,
     )

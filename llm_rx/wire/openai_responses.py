@@ -66,7 +66,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import SSEPayloadDecoder
+from .base import SSEPayloadDecoder, count_of
 from .sse import SSEEvent
 
 __all__ = ["OpenAIResponsesDecoder", "usage_from_responses"]
@@ -109,20 +109,19 @@ _ITEM_STREAMS = {
 }
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
 
 def usage_from_responses(raw: dict[str, Any]) -> Usage:
     """Canonical usage from a Responses usage object (``input_tokens`` already counts the
     cached ones; ``output_tokens`` the reasoning ones, corrected where a host's does not)."""
-    prompt = _int(raw.get("input_tokens"))
-    output = _int(raw.get("output_tokens"))
-    total = _int(raw.get("total_tokens"))
+    prompt = count_of(raw.get("input_tokens"))
+    output = count_of(raw.get("output_tokens"))
+    total = count_of(raw.get("total_tokens"))
     in_details = raw.get("input_tokens_details")
     out_details = raw.get("output_tokens_details")
     in_details = in_details if isinstance(in_details, dict) else {}
-    reasoning = _int(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else None
+    reasoning = (
+        count_of(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else None
+    )
     if (
         output is not None and reasoning and prompt is not None and total is not None
         and prompt + output != total and prompt + output + reasoning == total
@@ -131,8 +130,8 @@ def usage_from_responses(raw: dict[str, Any]) -> Usage:
     return Usage(
         input_tokens=prompt,
         output_tokens=output,
-        cache_read_tokens=_int(in_details.get("cached_tokens")),
-        cache_write_tokens=_int(in_details.get("cache_write_tokens")),
+        cache_read_tokens=count_of(in_details.get("cached_tokens")),
+        cache_write_tokens=count_of(in_details.get("cache_write_tokens")),
         reasoning_tokens=reasoning,
         native=raw,
     )
