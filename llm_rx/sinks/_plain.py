@@ -32,6 +32,7 @@ class PlainPrinter:
         self._kinds: dict[int, str] = {}
         self._at_line_start = True
         self._ended = False  # the reply's own end (MessageStop) arrived
+        self._closed = False  # the events ended (completed or failed): the last line is out
 
     def _write(self, text: str) -> None:
         if text:
@@ -79,10 +80,21 @@ class PlainPrinter:
             self._newline()
 
     def on_error(self, error: Exception) -> None:
+        self._closed = True
         self._newline()
         self._write(f"[interrupted: {error}]\n")
 
     def on_completed(self) -> None:
+        self._closed = True
         self._newline()
         if not self._ended:
             self._write("[interrupted: the events ended before the end of the reply]\n")
+
+    def on_disposed(self) -> None:
+        """The subscription ended before the events did (``take_until``, ``take``, a user's
+        dispose): say so, on a line of its own."""
+        if not self._closed:
+            self._closed = True
+            self._newline()
+            if not self._ended:
+                self._write("[cancelled]\n")

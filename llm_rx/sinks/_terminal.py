@@ -67,7 +67,8 @@ def terminal_display(
                                         scheduler=scheduler))
             printer = PlainPrinter(cast(TextIO, target.file) if target is not None else stream)
             return source.pipe(
-                ops.do_action(printer.on_next, printer.on_error, printer.on_completed)
+                ops.do_action(printer.on_next, printer.on_error, printer.on_completed),
+                ops.finally_action(printer.on_disposed),
             )
 
         return reactivex.defer(choose)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+from reactivex import operators as ops
 from reactivex.testing import TestScheduler
 from rich.console import Console
 from rich.text import Text
@@ -167,3 +168,12 @@ def test_terminal_display_cli_replay_is_plain_when_not_a_terminal() -> None:
     assert main(["replay", str(path)], out=out) == 0
     assert "\x1b" not in out.getvalue()
     assert out.getvalue().startswith("I'm unable to provide real-time weather updates.")
+
+
+def test_terminal_plain_text_marks_a_disposed_reply_and_ends_its_line() -> None:
+    out = io.StringIO()
+    data = capture("anthropic/thinking-signature.sse").data
+    llm_rx.from_bytes(data).pipe(terminal_display(out=out), ops.take(8)).run()
+    text = out.getvalue()
+    assert text.endswith("[cancelled]\n")
+    assert text.count("[cancelled]") == 1
