@@ -180,6 +180,8 @@ class _Session:
                 with self._lock:
                     self._view = None
                     self.failure = error
+                with contextlib.suppress(Exception):  # let it release what it holds (a
+                    view.close(snapshot)  # terminal region), if it still can
             finally:
                 self._rendering = False
             final, self._deferred = self._deferred, None
