@@ -49,7 +49,13 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import ChangedFields, SSEPayloadDecoder, attach_events, count_of
+from .base import (
+    ByteTemplate,
+    ChangedFields,
+    SSEPayloadDecoder,
+    attach_events,
+    count_of,
+)
 from .json_array import JSONArrayDecoder
 from .sse import DEFAULT_MAX_FRAME, SSEEvent
 
@@ -197,6 +203,46 @@ class _Shape(NamedTuple):
     candidate: _Candidate
 
 
+class _Spans(NamedTuple):
+    """The bytes of the last plain text chunk around its two varying parts, the text and the
+    ``usageMetadata`` object: a chunk whose other bytes are the same, the text one JSON
+    string and the usage one JSON object, is that chunk with another text and usage."""
+
+    prefix: bytes  # up to and with the text's opening quote
+    middle: bytes  # from the text's closing quote to the usage object
+    suffix: bytes  # after the usage object
+    block: int
+
+    @classmethod
+    def learn(cls, data: bytes, text: str, usage: Any, block: int) -> _Spans | None:
+        if not isinstance(usage, dict):
+            return None
+        text_at = ByteTemplate.learn(data, b'"text": "', text) or ByteTemplate.learn(
+            data, b'"text":"', text
+        )
+        if text_at is None:
+            return None
+        after = text_at.suffix
+        for key in (b'"usageMetadata": ', b'"usageMetadata":'):
+            at = after.find(key)
+            if at >= 0:
+                break
+        else:
+            return None
+        if after.find(key, at + 1) >= 0:
+            return None
+        start = at + len(key)
+        end = after.find(b"}", start)
+        while end >= 0:  # the usage object ends at the "}" that closes what was parsed
+            try:
+                if _loads(after[start : end + 1]) == usage:
+                    return cls(text_at.prefix, after[:start], after[end + 1 :], block)
+            except orjson.JSONDecodeError:
+                pass
+            end = after.find(b"}", end + 1)
+        return None
+
+
 class _Candidate:
     """Per-candidate state: the one block open for more parts, and how the candidate ended."""
 
@@ -233,6 +279,7 @@ class GeminiDecoder(SSEPayloadDecoder):
         self._fields = ChangedFields(_CHUNK_FIELDS)
         self._last_usage: Any = None
         self._fast: _Shape | None = None
+        self._spans: _Spans | None = None
         self._usage_sent: Any = None
         self._usage_due = False
         self._blocked: str | None = None
@@ -319,6 +366,25 @@ class GeminiDecoder(SSEPayloadDecoder):
         self._chunk(self._json(event), event.data, out)
 
     def _data(self, data: bytes, out: list[Event]) -> None:
+        spans = self._spans
+        if spans is not None and data.startswith(spans.prefix) and data.endswith(spans.suffix):
+            # The hottest path: the last plain chunk's bytes but for its text and its usage
+            # counts; only those two are parsed (see :class:`_Spans`).
+            opening = len(spans.prefix) - 1
+            middle = data.find(spans.middle, opening + 1)
+            usage_from = middle + len(spans.middle)
+            usage_to = len(data) - len(spans.suffix)
+            if middle > opening and usage_to > usage_from:
+                try:
+                    text = _loads(data[opening : middle + 1])
+                    usage = _loads(data[usage_from:usage_to])
+                except orjson.JSONDecodeError:
+                    text = usage = None
+                if text.__class__ is str and usage.__class__ is dict:
+                    if text:
+                        out.append(_new(TextDelta, (spans.block, text)))
+                    self._usage(usage, out)
+                    return
         try:
             chunk = _loads(data)
         except orjson.JSONDecodeError:
@@ -360,9 +426,10 @@ class GeminiDecoder(SSEPayloadDecoder):
                 return False
         return True
 
-    def _learn_shape(self, chunk: dict[str, Any]) -> None:
-        """Remember the shape of a plain text chunk (see :meth:`_data`)."""
+    def _learn_shape(self, chunk: dict[str, Any], data: bytes) -> None:
+        """Remember the shape of a plain text chunk, and its bytes (see :meth:`_data`)."""
         self._fast = None
+        self._spans = None
         candidates = chunk.get("candidates")
         if not (isinstance(candidates, list) and len(candidates) == 1) or chunk.get("error"):
             return
@@ -389,6 +456,9 @@ class GeminiDecoder(SSEPayloadDecoder):
             tuple(content) if isinstance(content, dict) else (),
             cand,
         )
+        if cand.block is not None:
+            self._spans = _Spans.learn(data, parts[0]["text"], chunk.get("usageMetadata"),
+                                       cand.block)
 
     def _eof(self, out: list[Event]) -> None:
         self._end(out, "the stream ended")
@@ -416,7 +486,7 @@ class GeminiDecoder(SSEPayloadDecoder):
             for candidate in candidates:
                 self._candidate(candidate, out)
         self._usage(chunk.get("usageMetadata"), out)
-        self._learn_shape(chunk)
+        self._learn_shape(chunk, raw)
 
     def _usage(self, usage: Any, out: list[Event]) -> None:
         if usage and usage != self._last_usage:

@@ -765,7 +765,7 @@ def test_gemini_hot_path_decodes_exactly_as_the_general_path(
         for i in range(41)
     ))
     fast = [outcome([body], "gemini") for body in bodies]
-    monkeypatch.setattr(GeminiDecoder, "_learn_shape", lambda self, chunk: None)
+    monkeypatch.setattr(GeminiDecoder, "_learn_shape", lambda self, chunk, data: None)
     assert [outcome([body], "gemini") for body in bodies] == fast
 
 
@@ -786,3 +786,46 @@ def test_gemini_held_usage_goes_out_before_a_snapshot_of_other_counts() -> None:
     response = llm_rx.reassemble(body, "gemini")
     assert response.usage.output_tokens == 50
     assert response.usage.input_tokens == 10
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.text(max_size=10), min_size=1, max_size=10), spaced=st.booleans())
+def test_gemini_span_shortcut_decodes_any_text_and_usage_exactly(
+    texts: list[str], spaced: bool
+) -> None:
+    # bug class: a byte shortcut that mis-cuts a text holding quotes, backslashes or what
+    # looks like the bytes around it, or that misreads the usage object
+    import json
+
+    from llm_rx.wire.gemini import GeminiDecoder
+
+    from ..helpers import outcome
+
+    separators = (", ", ": ") if spaced else (",", ":")
+    tricky = '"}], "role": "model"}, "index": 0}], "usageMetadata": {"x": 1}'
+
+    def frame(i: int, text: str, finish: bool = False) -> bytes:
+        candidate: dict[str, object] = {"content": {"parts": [{"text": text}], "role": "model"},
+                                        "index": 0}
+        if finish:
+            candidate["finishReason"] = "STOP"
+        chunk = {"candidates": [candidate],
+                 "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": i,
+                                   "promptTokensDetails": [{"modality": "TEXT",
+                                                            "tokenCount": 3}]},
+                 "modelVersion": "m"}
+        return b"data: " + json.dumps(chunk, separators=separators).encode() + b"\n\n"
+
+    all_texts = [*texts, tricky, "end"]
+    body = b"".join(frame(i, t, i == len(all_texts) - 1) for i, t in enumerate(all_texts))
+    response = llm_rx.reassemble(body, "gemini")
+    assert response.text == "".join(all_texts)
+    assert response.usage.output_tokens == len(all_texts) - 1
+    fast = outcome([body], "gemini")
+    original = GeminiDecoder._learn_shape
+    try:
+        GeminiDecoder._learn_shape = lambda self, chunk, data: None  # type: ignore[method-assign]
+        slow = outcome([body], "gemini")
+    finally:
+        GeminiDecoder._learn_shape = original  # type: ignore[method-assign]
+    assert fast == slow
