@@ -413,3 +413,15 @@ def test_to_native_ollama_unparsed_arguments_kept_as_evidence() -> None:
     bedrock = llm_rx.to_native(resp, "bedrock-converse")
     assert bedrock["output"]["message"]["content"][0]["toolUse"]["input"] == {
         "_raw_arguments": "{not json"}
+
+
+def test_bedrock_reencoding_leaves_out_counts_nobody_reported() -> None:
+    # bug class: a re-encoded reply whose unreported input count became 0 (looks free)
+    from llm_rx.response import Response, TextBlock, Usage
+
+    response = Response(
+        provider="openai-chat", content=[TextBlock(text="hi")], stop_reason="end_turn",
+        complete=True, usage=Usage(output_tokens=7),
+    )
+    usage = llm_rx.to_native(response, "bedrock-converse")["usage"]
+    assert usage == {"outputTokens": 7}

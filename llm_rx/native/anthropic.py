@@ -1,4 +1,11 @@
-"""A ``Response`` as an Anthropic ``message`` body."""
+"""A ``Response`` as an Anthropic ``message`` body.
+
+An Anthropic reply's fields come back as the stream carried them. Another provider's reply
+is re-encoded from its canonical fields; as the ``message`` body requires both
+``input_tokens`` and ``output_tokens``, a count nobody reported is written ``0`` there (the
+canonical ``Response`` keeps it ``None``), and cached tokens are taken out of
+``input_tokens``, as Anthropic counts them.
+"""
 
 from __future__ import annotations
 

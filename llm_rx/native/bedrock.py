@@ -48,13 +48,14 @@ def _usage(usage: Usage, same_provider: bool) -> dict[str, Any] | None:
     read = usage.cache_read_tokens
     write = usage.cache_write_tokens
     total = usage.input_tokens
-    fresh = total - (read or 0) - (write or 0) if total is not None else 0
-    output = usage.output_tokens or 0
-    out: dict[str, Any] = {
-        "inputTokens": fresh,
-        "outputTokens": output,
-        "totalTokens": (total or 0) + output,
-    }
+    output = usage.output_tokens
+    out: dict[str, Any] = {}  # a count nobody reported is left out, not made 0
+    if total is not None:
+        out["inputTokens"] = total - (read or 0) - (write or 0)
+    if output is not None:
+        out["outputTokens"] = output
+    if total is not None and output is not None:
+        out["totalTokens"] = total + output
     if read is not None:
         out["cacheReadInputTokens"] = read
     if write is not None:
