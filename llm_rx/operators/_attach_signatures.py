@@ -73,6 +73,9 @@ def attach_signatures() -> Callable[[Observable[Event]], Observable[ThinkingBloc
                     if event.index in reasoning:
                         emit(event.index)
                 elif isinstance(event, MessageStop):
+                    for index in sorted(reasoning - emitted):  # left open: ended with the reply
+                        builder.feed(BlockStop(index))
+                        emit(index)
                     emit_orphans()
 
             def on_completed() -> None:

@@ -8,7 +8,7 @@ import reactivex
 from reactivex import Observable, abc
 
 from ..builder import ResponseBuilder
-from ..events import BlockStart, BlockStop, Event, MessageStop
+from ..events import BlockStart, BlockStop, Event, MessageStop, ToolArgsDelta
 from ..response import ToolCallBlock
 
 __all__ = ["tool_calls"]
@@ -34,9 +34,11 @@ def tool_calls() -> Callable[[Observable[Event]], Observable[ToolCallBlock]]:
         ) -> abc.DisposableBase:
             builder = ResponseBuilder(history=False)
             pending: set[int] = set()
+            emitted: set[int] = set()
 
             def emit(index: int) -> None:
                 pending.discard(index)
+                emitted.add(index)
                 block = builder.block(index)
                 if isinstance(block, ToolCallBlock):
                     observer.on_next(block)
@@ -49,6 +51,9 @@ def tool_calls() -> Callable[[Observable[Event]], Observable[ToolCallBlock]]:
                     return
                 if isinstance(event, BlockStart):
                     if event.kind == "tool_call":
+                        pending.add(event.index)
+                elif isinstance(event, ToolArgsDelta):
+                    if event.index not in emitted:  # (a call whose start never came)
                         pending.add(event.index)
                 elif isinstance(event, BlockStop):
                     if event.index in pending:

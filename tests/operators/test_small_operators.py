@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import orjson
+import reactivex
 from reactivex import operators as ops
 from reactivex.subject import Subject
 from reactivex.testing import ReactiveTest, TestScheduler
@@ -188,3 +189,18 @@ def test_operators_route_a_malformed_event_to_on_error() -> None:
         bus.pipe(operator).subscribe(on_error=errors.append)  # type: ignore[arg-type]
         bus.on_next("not an event")
         assert len(errors) == 1
+
+
+def test_tool_calls_and_signatures_for_blocks_the_provider_never_started_or_stopped() -> None:
+    events = [
+        MessageStart("x"),
+        ToolArgsDelta(0, '{"a": 1}'),  # no BlockStart: the builder opens the call
+        BlockStart(1, "thinking"),
+        ThinkingDelta(1, "hmm"),
+        SignatureDelta(1, "SIG"),  # no BlockStop before the message ends
+        MessageStop("tool_use"),
+    ]
+    calls = reactivex.from_iterable(events).pipe(lxo.tool_calls(), ops.to_list()).run()
+    assert [c.arguments for c in calls] == [{"a": 1}]
+    blocks = reactivex.from_iterable(events).pipe(lxo.attach_signatures(), ops.to_list()).run()
+    assert blocks == [ThinkingBlock(text="hmm", signature="SIG")]
