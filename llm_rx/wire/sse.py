@@ -125,11 +125,13 @@ class SSEDecoder:
                 and body.count(b"\ndata: ") == count
                 and body.count(b"\n\nevent: ") == count - 1
             ):
+                # The counts leave as many newlines inside the blocks as there are blocks: if
+                # none lacks one (``index`` would raise), each has exactly one.
                 try:
                     payloads = [block[block.index(b"\n") + 7 :] for block in blocks]
                 except ValueError:  # a block without its data line: the general path
                     payloads = []
-                if payloads and b"\n" not in b"".join(payloads):  # one data line each
+                if payloads:
                     self.recognised = True
                     if max(map(len, blocks)) > limit:
                         at = next(i for i, b in enumerate(blocks) if len(b) > limit)

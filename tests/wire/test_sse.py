@@ -682,3 +682,38 @@ def test_sse_names_false_block_with_two_data_lines_takes_the_general_path() -> N
     # with no data line
     body = b"event: a\ndata: x\ndata: y\n\nevent: b\n\n"
     assert SSEDecoder(names=False).decode_payloads(body) == [SSEEvent("a", b"x\ny")]
+
+
+_NAMED_EVENTS = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "ping", "error", "content_block_delta"]),
+        st.lists(st.sampled_from(["{}", '{"x":1}', "", "y"]), min_size=0, max_size=3),
+        st.sampled_from(["\n\n", "\n\n\n", "\n"]),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(events=_NAMED_EVENTS, data=st.data())
+def test_sse_property_names_false_same_data_as_named(
+    events: list[tuple[str, list[str], str]], data: st.DataObject
+) -> None:
+    # bug class: the named-event fast path miscounting blocks with no, or several, data lines
+    body = "".join(
+        f"event: {name}\n" + "".join(f"data: {line}\n" for line in lines)[:-1] + end
+        for name, lines, end in events
+    ).encode()
+    named = decode([body])
+    decoder = SSEDecoder(names=False)
+    items: list[bytes | SSEEvent] = []
+    for chunk in split_at(body, data.draw(_cuts(len(body)), label="cuts")):
+        items += decoder.decode_payloads(chunk)
+    items += decoder.flush()
+    assert len(items) == len(named)
+    for item, event in zip(items, named, strict=True):
+        if isinstance(item, SSEEvent):
+            assert item == event
+        else:
+            assert (item, event.event != "error") == (event.data, True)
