@@ -22,6 +22,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
+from ._shared import arguments_object, usage_body
 
 __all__ = ["to_anthropic"]
 
@@ -36,9 +37,7 @@ _STOP: dict[StopReason, str] = {
 }
 
 
-def _usage(usage: Usage, same_provider: bool) -> dict[str, Any]:
-    if same_provider and usage.native is not None:
-        return dict(usage.native)
+def _encode_usage(usage: Usage) -> dict[str, Any]:
     total = usage.input_tokens
     cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
     out: dict[str, Any] = {
@@ -66,11 +65,8 @@ def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
             return {"type": "redacted_thinking", "data": block.signature or ""}
         return {"type": "thinking", "thinking": block.text, "signature": block.signature or ""}
     if isinstance(block, ToolCallBlock):
-        arguments = block.arguments
-        if arguments is None:  # never parsed: keep the evidence as a string
-            arguments = {"_raw_arguments": block.raw_arguments}
         return {"type": "tool_use", "id": block.id or "", "name": block.name or "",
-                "input": arguments, **extra}
+                "input": arguments_object(block), **extra}
     if isinstance(block, RefusalBlock):
         return {"type": "text", "text": block.text}
     if same_provider and isinstance(block.raw, dict) and "type" in block.raw:
@@ -99,7 +95,7 @@ def to_anthropic(response: Response) -> dict[str, Any]:
     }
     if isinstance(native, dict) and "stop_details" in native:
         body["stop_details"] = native["stop_details"]
-    body["usage"] = _usage(response.usage, same)
+    body["usage"] = usage_body(response.usage, same, _encode_usage, required=True)
     for key, value in extra.items():
         body.setdefault(key, value)
     return body

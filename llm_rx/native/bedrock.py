@@ -26,6 +26,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
+from ._shared import arguments_object, usage_body
 
 __all__ = ["to_bedrock"]
 
@@ -40,11 +41,7 @@ _STOP: dict[StopReason, str] = {
 }
 
 
-def _usage(usage: Usage, same_provider: bool) -> dict[str, Any] | None:
-    if same_provider and usage.native is not None:
-        return dict(usage.native)
-    if not usage.reported:
-        return None
+def _encode_usage(usage: Usage) -> dict[str, Any]:
     read = usage.cache_read_tokens
     write = usage.cache_write_tokens
     total = usage.input_tokens
@@ -77,11 +74,8 @@ def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
             reasoning["signature"] = block.signature
         return {"reasoningContent": {"reasoningText": reasoning}}
     if isinstance(block, ToolCallBlock):
-        arguments = block.arguments
-        if arguments is None:  # never parsed: keep the evidence as a string
-            arguments = {"_raw_arguments": block.raw_arguments}
         tool: dict[str, Any] = {"toolUseId": block.id or "", "name": block.name or "",
-                                "input": arguments}
+                                "input": arguments_object(block)}
         if same_provider:  # the wire's other toolUse fields (``type``)
             tool.update((block.meta or {}).get("toolUse") or {})
         return {"toolUse": tool}
@@ -105,7 +99,7 @@ def to_bedrock(response: Response) -> dict[str, Any]:
         "output": {"message": {"role": "assistant", "content": content}},
         "stopReason": stop,
     }
-    usage = _usage(response.usage, same)
+    usage = usage_body(response.usage, same, _encode_usage)
     if usage is not None:
         body["usage"] = usage
     if "metrics" in extra:

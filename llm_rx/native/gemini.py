@@ -26,6 +26,7 @@ from ..response import (
     Usage,
 )
 from ..wire.gemini import FINISH_REASONS, finish_name
+from ._shared import arguments_object, usage_body
 
 __all__ = ["to_gemini"]
 
@@ -72,11 +73,7 @@ def _named(node: Any, key: str = "") -> Any:
     return node
 
 
-def _usage(usage: Usage, same_provider: bool) -> dict[str, Any] | None:
-    if same_provider and usage.native is not None:
-        return dict(usage.native)
-    if not usage.reported:
-        return None
+def _encode_usage(usage: Usage) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if usage.input_tokens is not None:
         out["promptTokenCount"] = usage.input_tokens
@@ -103,10 +100,7 @@ def _part(block: Block, same_provider: bool) -> dict[str, Any] | None:
             return None  # another provider's encrypted reasoning: nothing Gemini can read
         out = {"text": block.text, "thought": True}
     elif isinstance(block, ToolCallBlock):
-        arguments = block.arguments
-        if not isinstance(arguments, dict):  # never parsed: keep the evidence as a string
-            arguments = {"_raw_arguments": block.raw_arguments}
-        call: dict[str, Any] = {"name": block.name or "", "args": arguments}
+        call: dict[str, Any] = {"name": block.name or "", "args": arguments_object(block)}
         if block.id is not None:
             call = {"id": block.id, **call}
         out = {"functionCall": call}
@@ -166,7 +160,7 @@ def to_gemini(response: Response) -> dict[str, Any]:
             _candidate(0, response.content, response.stop_reason, response.native_stop_reason,
                        response.choice_extra, same, response.complete)
         ]
-    usage = _usage(response.usage, same)
+    usage = usage_body(response.usage, same, _encode_usage)
     if usage is not None:
         body["usageMetadata"] = _named(usage)
     if response.model is not None:

@@ -21,6 +21,7 @@ from ..response import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from ._shared import arguments_object
 
 __all__ = ["to_ollama"]
 
@@ -49,9 +50,7 @@ def _tool_call(call: ToolCallBlock, same_provider: bool) -> dict[str, Any]:
     # The wire's extra fields of a call (``function.index``) are Ollama's only if it came
     # from Ollama: ``call.<key>`` and ``function.<key>`` in the block's meta.
     meta = (call.meta or {}) if same_provider else {}
-    arguments = call.arguments
-    if not isinstance(arguments, dict):  # never parsed (or not an object): keep the evidence
-        arguments = {"_raw_arguments": call.raw_arguments}
+    arguments = arguments_object(call)
     out: dict[str, Any] = {"id": call.id} if call.id else {}
     function: dict[str, Any] = {}
     for key, value in meta.items():

@@ -15,6 +15,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
+from ._shared import usage_body
 
 __all__ = ["to_openai_chat"]
 
@@ -29,11 +30,7 @@ _FINISH: dict[StopReason, str] = {
 }
 
 
-def _usage(usage: Usage, same_provider: bool) -> dict[str, Any] | None:
-    if same_provider and usage.native is not None:
-        return dict(usage.native)
-    if not usage.reported:
-        return None
+def _encode_usage(usage: Usage) -> dict[str, Any]:
     prompt = usage.input_tokens or 0
     completion = usage.output_tokens or 0
     out: dict[str, Any] = {
@@ -209,7 +206,7 @@ def to_openai_chat(response: Response) -> dict[str, Any]:
             _choice(0, response.content, response.stop_reason, response.native_stop_reason,
                     response.logprobs, response.choice_extra, same)
         ]
-    usage = _usage(response.usage, same)
+    usage = usage_body(response.usage, same, _encode_usage)
     if usage is not None:
         body["usage"] = usage
     x_groq = extra.get("x_groq")

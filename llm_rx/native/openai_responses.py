@@ -13,7 +13,6 @@ foreign signature, which OpenAI could not read), each tool call a ``function_cal
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..response import (
@@ -26,17 +25,14 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
+from ._shared import usage_body
 
 __all__ = ["to_openai_responses"]
 
 _INCOMPLETE = {"max_tokens": "max_output_tokens", "content_filter": "content_filter"}
 
 
-def _usage(usage: Usage, same_provider: bool) -> dict[str, Any] | None:
-    if same_provider and usage.native is not None:
-        return dict(usage.native)
-    if not usage.reported:
-        return None
+def _encode_usage(usage: Usage) -> dict[str, Any]:
     prompt = usage.input_tokens or 0
     output = usage.output_tokens or 0
     return {
@@ -186,5 +182,5 @@ def to_openai_responses(response: Response) -> dict[str, Any]:
     body["output"] = output.items
     for key, value in (("parallel_tool_calls", True), ("tool_choice", "auto"), ("tools", [])):
         body.setdefault(key, value)
-    body["usage"] = _usage(response.usage, same)
-    return copy.deepcopy(body)  # nothing shared with the (frozen) response
+    body["usage"] = usage_body(response.usage, same, _encode_usage)
+    return body

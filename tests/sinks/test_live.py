@@ -251,7 +251,10 @@ def _run_threaded(frames: list[tuple[str, Snapshot, str]], view: type[LiveView])
         assert frames[-1][1].response == response
         for _, snapshot, text in frames:
             assert response.text.startswith(text)
-            assert snapshot.response.text == text  # the frame did not change after rendering
+            # Read again, fresh, from the builder after the stream ended: the frame's moment
+            # is still what was rendered (``snapshot.response`` itself is cached).
+            again = Snapshot(snapshot._builder, snapshot._seq, snapshot.error, snapshot._final)
+            assert again.response.text == text
 
 
 def test_live_subscription_scheduler_paces_frames_when_none_is_given() -> None:
