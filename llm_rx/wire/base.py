@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from itertools import repeat
+from operator import and_
 from typing import Any, ClassVar, NamedTuple
 
 import orjson
@@ -89,6 +91,11 @@ class ByteTemplate(NamedTuple):
 
 # A template as the loop reads it: prefix, suffix, start, tail, event type, block, keeps "".
 _Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
+
+# Fewer frames than this are read one by one (a batch costs a few joins); a chunk tries a
+# batch at most so many times (each try looks at all the frames left).
+_BATCH = 16
+_BATCH_TRIES = 8
 
 
 # What a frame of an unexpected shape makes decoding code raise (a list where an object was
@@ -233,6 +240,9 @@ class SSEPayloadDecoder(Decoder):
 
     #: Whether the payloads name their own kind (then the framer may drop event names).
     payload_names_kind = False
+    #: Whether runs of a template's frames decode as one batch (tests turn it off to check
+    #: it decodes exactly as the frames one by one).
+    batch = True
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__()
@@ -296,21 +306,103 @@ class SSEPayloadDecoder(Decoder):
             self._templates = []
 
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
-        """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events)."""
+        """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events): runs of a
+        template's frames in batches where there are enough frames, the others one by one."""
+        count = len(frames)
+        tries = _BATCH_TRIES if self.batch and count >= _BATCH else 0
+        position = 0
+        while position < count:
+            if tries and self._templates and count - position >= _BATCH:
+                tries -= 1
+                position = self._batch(frames, position, out)
+                if position >= count:
+                    return
+            position = self._one_by_one(frames, position, out, tries > 0)
+
+    def _batch(self, frames: list[Any], start: int, out: list[Event]) -> int:
+        """Decode the runs of the latest template's frames from ``start`` on at C level (no
+        Python work per frame); the frames between runs go one by one, in order. Returns
+        where the one-by-one loop takes over: the end, or where the template stopped holding
+        (the decoder's state changed, or a run's strings did not parse)."""
+        shortcut = self._templates[0]
+        prefix, suffix = shortcut[0], shortcut[1]
+        count = len(frames)
+        middle = (start + count) // 2
+        for sample in frames[middle : middle + 2]:  # (frames of templates in turn, such as
+            if sample.__class__ is not bytes or not (  # parallel tool calls: one by one)
+                sample.startswith(prefix) and sample.endswith(suffix)
+            ):
+                return start
+        rest = frames[start:]
+        try:  # one byte per frame: 1 if it has the template's prefix and suffix
+            fits = bytes(start) + bytes(map(and_, map(bytes.startswith, rest, repeat(prefix)),
+                                            map(bytes.endswith, rest, repeat(suffix))))
+        except TypeError:  # an SSEEvent among them
+            return start
+        templates = self._templates
+        position = start
+        while position < count:
+            end = fits.find(0, position)
+            if end < 0:
+                end = count
+            if end > position:
+                if not self._template_run(frames[position:end], shortcut, out):
+                    return position
+                position = end
+            end = fits.find(1, position)
+            if end < 0:
+                return position
+            self._one_by_one(frames[position:end], 0, out, False)
+            position = end
+            if self.finished:
+                self.ignored_frames += count - position
+                return count
+            if self._templates is not templates:  # learned or forgot: the state changed
+                return position
+        return count
+
+    def _template_run(self, frames: list[bytes], shortcut: _Shortcut, out: list[Event]) -> bool:
+        """Decode frames with the prefix and suffix of ``shortcut``'s template, if their
+        strings parse: all of them as one JSON array. ``False`` (nothing decoded) if not."""
+        prefix, suffix, _, _, event_type, block, keeps_empty = shortcut
+        strings = slice(len(prefix) - 1, 1 - len(suffix) or None)  # each with its quotes
+        # The strings are joined with ",\n": a raw newline cannot be inside a JSON string, so
+        # every string has closed before each separator, each piece gives at least one value,
+        # and as many values as frames means each piece is exactly one JSON string (a quote
+        # or a backslash out of place is an error or one value too many).
+        array = b"[" + b",\n".join(map(bytes.__getitem__, frames, repeat(strings))) + b"]"
+        try:
+            values = orjson.loads(array)
+        except orjson.JSONDecodeError:
+            return False
+        if len(values) != len(frames):
+            return False
+        if not keeps_empty and "" in values:
+            values = [value for value in values if value]
+        out.extend(map(_new, repeat(event_type), zip(repeat(block), values)))
+        self._template_hit = shortcut
+        return True
+
+    def _one_by_one(self, frames: list[Any], start: int, out: list[Event], early: bool) -> int:
+        """Decode frames from ``start`` on, each by itself; returns where it stopped: the end,
+        or (if ``early``) just after a frame that gave a new template, while enough frames
+        are left for a batch."""
         loads = orjson.loads
         append = out.append
         templates = self._templates
+        count = len(frames)
         frame: Any = None
         try:
-            for position, frame in enumerate(frames):
+            for position in range(start, count):
+                frame = frames[position]
                 if frame.__class__ is bytes:
                     if templates:
                         data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (padding)
                         for shortcut in templates:
-                            prefix, suffix, start, tail, event_type, block, keeps_empty = shortcut
+                            prefix, suffix, begin, tail, event_type, block, keeps_empty = shortcut
                             if data.startswith(prefix) and data.endswith(suffix):
                                 try:
-                                    value = loads(data[start : len(data) - tail])
+                                    value = loads(data[begin : len(data) - tail])
                                 except orjson.JSONDecodeError:
                                     value = None
                                 if value.__class__ is str:
@@ -325,11 +417,15 @@ class SSEPayloadDecoder(Decoder):
                 else:
                     self._event(frame, out)
                 if self.finished:
-                    self.ignored_frames += len(frames) - position - 1
-                    return
-                templates = self._templates
+                    self.ignored_frames += count - position - 1
+                    return count
+                if self._templates is not templates:
+                    templates = self._templates
+                    if early and templates and count - position > _BATCH:
+                        return position + 1
         except _SHAPE_ERRORS as error:
             raise shape_error(error, frame) from error
+        return count
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         """Decode the data of a plain ``message`` event (the hot path; override to skip
