@@ -25,6 +25,8 @@ from ..events import Event, MessageStart
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
 __all__ = [
+    "BATCH",
+    "BATCH_TRIES",
     "ByteTemplate",
     "ChangedFields",
     "Decoder",
@@ -94,8 +96,8 @@ _Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
 
 # Fewer frames than this are read one by one (a batch costs a few joins); a chunk tries a
 # batch at most so many times (each try looks at all the frames left).
-_BATCH = 16
-_BATCH_TRIES = 8
+BATCH = 16
+BATCH_TRIES = 8
 
 
 # What a frame of an unexpected shape makes decoding code raise (a list where an object was
@@ -152,6 +154,9 @@ class Decoder(ABC):
     """A provider's incremental decoder: bytes in, events out."""
 
     provider: ClassVar[str]
+    #: Whether runs of frames of a known template decode as one batch (tests turn it off to
+    #: check that it decodes exactly as the frames one by one).
+    batch: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self.started = False  # MessageStart emitted
@@ -227,6 +232,56 @@ class Decoder(ABC):
         except _SHAPE_ERRORS as error:
             raise shape_error(error, frame) from error
 
+    def _in_runs(
+        self,
+        frames: list[Any],
+        start: int,
+        prefix: bytes,
+        suffix: bytes,
+        run: Callable[[list[bytes]], bool],
+        others: Callable[[list[Any]], object],
+        holds: Callable[[], bool],
+    ) -> int:
+        """Decode ``frames`` from ``start`` on in runs: each run of frames with ``prefix`` and
+        ``suffix`` in one call of ``run`` (``False``: it did not fit after all, nothing
+        decoded), the frames between runs in one call of ``others``. Stops where ``run``
+        refuses or, after ``others``, the template no longer ``holds``; returns where it
+        stopped (the frames' end when it did not). Two frames in the middle are looked at
+        first: frames of several templates in turn (parallel tool calls) are not tried."""
+        count = len(frames)
+        middle = (start + count) // 2
+        for sample in frames[middle : middle + 2]:
+            if sample.__class__ is not bytes or not (
+                sample.startswith(prefix) and sample.endswith(suffix)
+            ):
+                return start
+        rest = frames[start:]
+        try:  # one byte per frame: 1 if it has the prefix and the suffix
+            fits = bytes(start) + bytes(map(and_, map(bytes.startswith, rest, repeat(prefix)),
+                                            map(bytes.endswith, rest, repeat(suffix))))
+        except TypeError:  # (an SSEEvent among them)
+            return start
+        position = start
+        while position < count:
+            end = fits.find(0, position)
+            if end < 0:
+                end = count
+            if end > position:
+                if not run(frames[position:end]):
+                    return position
+                position = end
+            end = fits.find(1, position)
+            if end < 0:
+                return position
+            others(frames[position:end])
+            position = end
+            if self.finished:
+                self.ignored_frames += count - position
+                return count
+            if not holds():
+                return position
+        return count
+
     def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
         """Finish with ``error``; ``start`` opens the message first if nothing did yet."""
         if start and not self.started:
@@ -240,9 +295,6 @@ class SSEPayloadDecoder(Decoder):
 
     #: Whether the payloads name their own kind (then the framer may drop event names).
     payload_names_kind = False
-    #: Whether runs of a template's frames decode as one batch (tests turn it off to check
-    #: it decodes exactly as the frames one by one).
-    batch = True
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__()
@@ -309,10 +361,10 @@ class SSEPayloadDecoder(Decoder):
         """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events): runs of a
         template's frames in batches where there are enough frames, the others one by one."""
         count = len(frames)
-        tries = _BATCH_TRIES if self.batch and count >= _BATCH else 0
+        tries = BATCH_TRIES if self.batch and count >= BATCH else 0
         position = 0
         while position < count:
-            if tries and self._templates and count - position >= _BATCH:
+            if tries and self._templates and count - position >= BATCH:
                 tries -= 1
                 position = self._batch(frames, position, out)
                 if position >= count:
@@ -325,41 +377,13 @@ class SSEPayloadDecoder(Decoder):
         where the one-by-one loop takes over: the end, or where the template stopped holding
         (the decoder's state changed, or a run's strings did not parse)."""
         shortcut = self._templates[0]
-        prefix, suffix = shortcut[0], shortcut[1]
-        count = len(frames)
-        middle = (start + count) // 2
-        for sample in frames[middle : middle + 2]:  # (frames of templates in turn, such as
-            if sample.__class__ is not bytes or not (  # parallel tool calls: one by one)
-                sample.startswith(prefix) and sample.endswith(suffix)
-            ):
-                return start
-        rest = frames[start:]
-        try:  # one byte per frame: 1 if it has the template's prefix and suffix
-            fits = bytes(start) + bytes(map(and_, map(bytes.startswith, rest, repeat(prefix)),
-                                            map(bytes.endswith, rest, repeat(suffix))))
-        except TypeError:  # an SSEEvent among them
-            return start
         templates = self._templates
-        position = start
-        while position < count:
-            end = fits.find(0, position)
-            if end < 0:
-                end = count
-            if end > position:
-                if not self._template_run(frames[position:end], shortcut, out):
-                    return position
-                position = end
-            end = fits.find(1, position)
-            if end < 0:
-                return position
-            self._one_by_one(frames[position:end], 0, out, False)
-            position = end
-            if self.finished:
-                self.ignored_frames += count - position
-                return count
-            if self._templates is not templates:  # learned or forgot: the state changed
-                return position
-        return count
+        return self._in_runs(
+            frames, start, shortcut[0], shortcut[1],
+            lambda run: self._template_run(run, shortcut, out),
+            lambda others: self._one_by_one(others, 0, out, False),
+            lambda: self._templates is templates,  # (a template learned or forgotten)
+        )
 
     def _template_run(self, frames: list[bytes], shortcut: _Shortcut, out: list[Event]) -> bool:
         """Decode frames with the prefix and suffix of ``shortcut``'s template, if their
@@ -421,7 +445,7 @@ class SSEPayloadDecoder(Decoder):
                     return count
                 if self._templates is not templates:
                     templates = self._templates
-                    if early and templates and count - position > _BATCH:
+                    if early and templates and count - position > BATCH:
                         return position + 1
         except _SHAPE_ERRORS as error:
             raise shape_error(error, frame) from error

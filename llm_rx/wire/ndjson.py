@@ -38,14 +38,20 @@ class NDJSONDecoder:
             self._pending_size = 0
         lines = chunk.split(b"\n")
         rest = lines.pop()
-        out: list[bytes] = []
+        out: list[bytes]
         limit = self.max_frame
-        for line in lines:
-            if len(line) > limit and len(line.rstrip(b"\r")) > limit:
-                raise self._too_large(line, out)
-            stripped = line.strip()
-            if stripped:
-                out.append(stripped)
+        if max(map(len, lines)) <= limit:  # (C-level work only, no Python per line)
+            out = list(map(bytes.strip, lines))
+            if b"" in out:
+                out = [line for line in out if line]
+        else:
+            out = []
+            for line in lines:
+                if len(line) > limit and len(line.rstrip(b"\r")) > limit:
+                    raise self._too_large(line, out)
+                stripped = line.strip()
+                if stripped:
+                    out.append(stripped)
         if rest:
             self._hold(rest, out)
         return out

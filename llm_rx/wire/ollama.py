@@ -19,7 +19,9 @@ progress, ``{"status": ...}``) is not an Ollama reply: :class:`WireFormatError`.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
+from itertools import chain, repeat
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -44,7 +46,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import Decoder, count_of
+from .base import BATCH, BATCH_TRIES, ByteTemplate, Decoder, count_of
 from .ndjson import NDJSONDecoder
 from .sse import DEFAULT_MAX_FRAME
 
@@ -65,6 +67,9 @@ _USUAL = frozenset({"model", "created_at", "message", "done"})
 _MESSAGE_READ = frozenset({"role", "content", "thinking", "tool_calls"})
 _USAGE_FIELDS = ("prompt_eval_count", "eval_count")
 _NONE = object()
+_BETWEEN = b'",\n"'  # between two strings of a batch
+_SIDES = itemgetter(0, 2)  # of a partition: what came before and after the separator
+_FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not found
 
 
 
@@ -78,6 +83,63 @@ def usage_from_ollama(line: dict[str, Any]) -> Usage | None:
         output_tokens=count_of(native.get("eval_count")),
         native=native,
     )
+
+
+class _Usual(NamedTuple):
+    """The bytes of a usual line around its two varying strings, the time and the text: a
+    line whose other bytes are the same, both strings valid, is that line with another time
+    and text (the time is not read on a usual line)."""
+
+    prefix: bytes  # up to and with the time's opening quote
+    middle: bytes  # from the time's closing quote to the text's opening quote, both included
+    suffix: bytes  # from the text's closing quote on
+
+    @classmethod
+    def learn(cls, line: bytes, time: Any, text: str) -> _Usual | None:
+        if not isinstance(time, str):
+            return None
+        at = ByteTemplate.learn(line, b'"created_at":"', time)
+        said = ByteTemplate.learn(line, b'"content":"', text)
+        if at is None or said is None or said.start < at.start:
+            return None
+        return cls(at.prefix, line[len(line) - len(at.suffix) : said.start + 1], said.suffix)
+
+    def strings(self, lines: list[bytes]) -> list[str] | None:
+        """The texts of ``lines`` if each is this line with another time and text; ``None``
+        if one is not. (C-level work only, no Python per line.)"""
+        prefix, middle, suffix = self
+        count = len(lines)
+        joined = b"\n".join(lines)
+        if not (  # each line long enough, with the prefix and the suffix
+            min(map(len, lines)) >= len(prefix) + len(middle) + len(suffix)
+            and joined.startswith(prefix)
+            and joined.endswith(suffix)
+            and joined.count(b"\n" + prefix) == count - 1
+            and joined.count(suffix + b"\n") == count - 1
+        ):
+            return None
+        # Each line cut at its first middle: time, middle, text. All times and texts as one
+        # array of strings, each piece ending at '",\n"': a raw newline cannot be inside a
+        # JSON string, so as many values as pieces means each piece is exactly one valid
+        # string (a line without the middle, or with a stray quote, is an error or a value
+        # too many).
+        parts = list(map(bytes.partition, map(bytes.__getitem__, lines, repeat(_inside(self))),
+                         repeat(middle)))
+        if b"" in map(_FOUND, parts):  # a line without the middle
+            return None
+        try:
+            values = _loads(b'["' + _BETWEEN.join(chain.from_iterable(map(_SIDES, parts)))
+                            + b'"]')
+        except orjson.JSONDecodeError:
+            return None
+        if len(values) != 2 * count:
+            return None
+        texts: list[str] = values[1::2]
+        return texts
+
+
+def _inside(usual: _Usual) -> slice:
+    return slice(len(usual.prefix), -len(usual.suffix))
 
 
 class NDJSONPayloadDecoder(Decoder):
@@ -131,6 +193,49 @@ class OllamaDecoder(NDJSONPayloadDecoder):
         self._had_tools = False
         self._generate = False  # /api/generate (``response``) rather than /api/chat
         self._seen: dict[str, Any] = {}  # metadata fields given so far
+        self._usual: _Usual | None = None  # the bytes of a usual line, for batches
+        self._learning = 3  # tries left to learn them
+
+    def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
+        """Runs of usual lines (see :class:`_Usual`) decode in batches, with no Python work
+        per line; the other lines, and all of a short chunk, one by one."""
+        count = len(lines)
+        tries = BATCH_TRIES if self.batch and count >= BATCH else 0
+        position = 0
+        while position < count and tries:
+            tries -= 1
+            usual = self._usual
+            if usual is None:  # one line at a time, while one may teach the usual bytes
+                if not self._learning:
+                    break
+                self._each(lines[position : position + 1], out, self._line)
+                position += 1
+            elif self._open_kind == "text" and count - position >= BATCH:
+                if self._usual_run(lines[position:], out):  # (all of them: no runs to find)
+                    return
+                position = self._in_runs(
+                    lines, position, usual.prefix, usual.suffix,
+                    lambda run: self._usual_run(run, out),
+                    lambda others: self._each(others, out, self._line),
+                    lambda: self._open_kind == "text",
+                )
+            else:
+                break
+            if self.finished:
+                self.ignored_frames += count - position
+                return
+        if position < count:
+            self._each(lines[position:], out, self._line)
+
+    def _usual_run(self, lines: list[bytes], out: list[Event]) -> bool:
+        assert self._usual is not None  # (learned once, kept: it holds in any text block)
+        texts = self._usual.strings(lines)
+        if texts is None:
+            return False
+        if "" in texts:
+            texts = [text for text in texts if text]
+        out.extend(map(_new, repeat(TextDelta), zip(repeat(self._open), texts)))
+        return True
 
     def _line(self, line: bytes, out: list[Event]) -> None:
         try:
@@ -150,6 +255,9 @@ class OllamaDecoder(NDJSONPayloadDecoder):
                         return
                     if index is not None and self._open_kind == "text":
                         out.append(_new(TextDelta, (index, content)))
+                        if self._learning and self._usual is None:
+                            self._learning -= 1
+                            self._usual = _Usual.learn(line, frame["created_at"], content)
                         return
         if not self.started:
             self._first(frame, line, out)

@@ -13,7 +13,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import llm_rx
-from llm_rx.wire.base import SSEPayloadDecoder
+from llm_rx.errors import WireFormatError
+from llm_rx.wire.base import Decoder, SSEPayloadDecoder
+from llm_rx.wire.ollama import OllamaDecoder
 
 from ..helpers import outcome, split_at
 from ..streams import (
@@ -32,11 +34,11 @@ _WORDS = [f" w{i}" for i in range(40)]
 
 @contextmanager
 def one_by_one() -> Iterator[None]:
-    SSEPayloadDecoder.batch = False
+    Decoder.batch = False
     try:
         yield
     finally:
-        SSEPayloadDecoder.batch = True
+        Decoder.batch = True
 
 
 def _compact(obj: Any) -> bytes:
@@ -67,7 +69,20 @@ def chat_body(insides: list[bytes]) -> bytes:
     return first + b"".join(deltas) + frame({}, "stop") + DONE
 
 
-BODIES = {"anthropic": anthropic_body, "openai-chat": chat_body}
+def ollama_body(insides: list[bytes]) -> bytes:
+    """An /api/chat stream whose lines hold ``insides`` raw between the quotes of the text
+    (on even lines) or of the time (on odd lines; the text is then a plain word)."""
+    lines = []
+    for i, inside in enumerate(insides):
+        time, text = (b"2025-08-20T13:48:%02d.5Z" % i, inside) if i % 2 == 0 else (inside, b"w")
+        lines.append(b'{"model":"m","created_at":"' + time + b'","message":{"role":"assistant",'
+                     b'"content":"' + text + b'"},"done":false}\n')
+    done = {"model": "m", "created_at": "t", "message": {"role": "assistant", "content": ""},
+            "done": True, "done_reason": "stop", "prompt_eval_count": 3, "eval_count": 40}
+    return b"".join(lines) + _compact(done) + b"\n"
+
+
+BODIES = {"anthropic": anthropic_body, "openai-chat": chat_body, "ollama": ollama_body}
 
 # Bytes that could make a batch mis-cut its strings: quotes, backslashes, escapes good and bad,
 # a lone surrogate, broken UTF-8, control characters, and look-alikes of the separators and of
@@ -86,6 +101,9 @@ _INSIDE = st.one_of(
 @settings(max_examples=100, deadline=None)
 @example(provider="anthropic", at=5, odd=[b"a\\", b',"z'], cut=0)  # ("a\\",","z" is 2 strings)
 @example(provider="openai-chat", at=30, odd=[b"a\\", b',"z'], cut=0)
+@example(provider="ollama", at=6, odd=[b"a\\", b',"z'], cut=0)
+@example(provider="ollama", at=6, odd=[b'a","b'], cut=0)  # (one string too many: a text)
+@example(provider="ollama", at=7, odd=[b'a","b'], cut=0)  # (and a time)
 @given(
     provider=st.sampled_from(sorted(BODIES)),
     at=st.integers(0, 37),
@@ -106,6 +124,25 @@ def test_batch_decodes_exactly_as_one_by_one(
             assert outcome(chunks, provider) == batched
 
 
+@pytest.mark.parametrize("both", [False, True])
+def test_batch_ollama_line_without_its_middle(both: bool) -> None:
+    # bug class: a batch that takes a line with no middle for one whose text is "", or that
+    # counts the strings of all its lines together, so that a line with a piece too few (no
+    # middle) and one with a piece too many (two middles) pass between them
+    body = ollama_body([f" w{i}".encode() for i in range(40)])
+    lines = body.split(b"\n")
+    middle = b'","message":{"role":"assistant","content":"'
+    lines[20] = lines[20].replace(middle, b"-" * 60)  # no middle: time and text one string
+    if both:
+        lines[21] = lines[21].replace(b'"content":"w"', b'"content":"w' + middle + b'v"')
+    assert [line.count(middle) for line in lines[20:22]] == [0, 2 if both else 1]
+    body = b"\n".join(lines)
+    batched = outcome([body], "ollama")
+    assert batched[1] is WireFormatError
+    with one_by_one():
+        assert outcome([body], "ollama") == batched
+
+
 @pytest.mark.parametrize("provider", sorted(BODIES))
 def test_batch_is_taken_and_gives_the_text(
     provider: str, monkeypatch: pytest.MonkeyPatch
@@ -122,10 +159,18 @@ def test_batch_is_taken_and_gives_the_text(
         seen.append(end - start)
         return end
 
+    def ollama_spy(self: OllamaDecoder, line: bytes, out: list[Any]) -> None:
+        seen.append(1)
+        original_line(self, line, out)
+
+    original_line = OllamaDecoder._line
     monkeypatch.setattr(SSEPayloadDecoder, "_one_by_one", spy)
+    monkeypatch.setattr(OllamaDecoder, "_line", ollama_spy)
     texts = [f" word{i} \\\"quoted\\\" \\u00e9" for i in range(200)]
     body = BODIES[provider]([t.encode() for t in texts])
     response = llm_rx.reassemble(body, provider)
-    assert response.text == "".join(json.loads(f'"{t}"') for t in texts)
     assert response.complete
     assert sum(seen) < 10  # the head, the first delta (learned from) and the tail
+    assert ' word198 "quoted" é' in response.text
+    with one_by_one():
+        assert llm_rx.reassemble(body, provider) == response
