@@ -244,10 +244,11 @@ class Decoder(ABC):
     ) -> int:
         """Decode ``frames`` from ``start`` on in runs: each run of frames with ``prefix`` and
         ``suffix`` in one call of ``run`` (``False``: it did not fit after all, nothing
-        decoded), the frames between runs in one call of ``others``. Stops where ``run``
-        refuses or, after ``others``, the template no longer ``holds``; returns where it
-        stopped (the frames' end when it did not). Two frames in the middle are looked at
-        first: frames of several templates in turn (parallel tool calls) are not tried."""
+        decoded; then its first half is tried, and so on), the frames between runs in one
+        call of ``others``. Stops where ``run`` refuses or, after ``others``, the template no
+        longer ``holds``; returns where it stopped (the frames' end when it did not). Two
+        frames in the middle are looked at first: frames of several templates in turn
+        (parallel tool calls) are not tried."""
         count = len(frames)
         middle = (start + count) // 2
         for sample in frames[middle : middle + 2]:
@@ -268,7 +269,13 @@ class Decoder(ABC):
                 end = count
             if end > position:
                 if not run(frames[position:end]):
-                    return position
+                    # One frame of the run is not the template's after all (often the last
+                    # one: the reply's end). Halve the run until its first part decodes.
+                    half = (end - position) // 2
+                    if not half or not run(frames[position : position + half]):
+                        return position
+                    position += half
+                    continue
                 position = end
             end = fits.find(1, position)
             if end < 0:
@@ -305,6 +312,7 @@ class SSEPayloadDecoder(Decoder):
         # template hit is kept for a decoder whose state follows the frames (``_template_hit``).
         self._templates: list[_Shortcut] = []
         self._template_hit: _Shortcut | None = None
+        self._learned = 0  # templates learned so far (a new one may make a batch worth it)
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
@@ -351,6 +359,7 @@ class SSEPayloadDecoder(Decoder):
                                event_type, index, keeps_empty)
         kept = [s for s in self._templates if s[5] != index or s[4] is not event_type]
         self._templates = [shortcut, *kept[:7]]
+        self._learned += 1
 
     def _forget(self) -> None:
         """The decoder's state changed in a way the shortcuts did not see: drop them."""
@@ -364,12 +373,16 @@ class SSEPayloadDecoder(Decoder):
         tries = BATCH_TRIES if self.batch and count >= BATCH else 0
         position = 0
         while position < count:
-            if tries and self._templates and count - position >= BATCH:
+            if tries and count - position >= BATCH and self._batchable():
                 tries -= 1
                 position = self._batch(frames, position, out)
                 if position >= count:
                     return
             position = self._one_by_one(frames, position, out, tries > 0)
+
+    def _batchable(self) -> bool:
+        """Whether a template is known that :meth:`_batch` can use."""
+        return bool(self._templates)
 
     def _batch(self, frames: list[Any], start: int, out: list[Event]) -> int:
         """Decode the runs of the latest template's frames from ``start`` on at C level (no
@@ -414,6 +427,7 @@ class SSEPayloadDecoder(Decoder):
         loads = orjson.loads
         append = out.append
         templates = self._templates
+        learned = self._learned
         count = len(frames)
         frame: Any = None
         try:
@@ -443,10 +457,9 @@ class SSEPayloadDecoder(Decoder):
                 if self.finished:
                     self.ignored_frames += count - position - 1
                     return count
-                if self._templates is not templates:
-                    templates = self._templates
-                    if early and templates and count - position > BATCH:
-                        return position + 1
+                templates = self._templates
+                if early and self._learned != learned and count - position > BATCH:
+                    return position + 1
         except _SHAPE_ERRORS as error:
             raise shape_error(error, frame) from error
         return count

@@ -30,6 +30,8 @@ cut before its finish reason is interrupted in either form, and a whole one comp
 from __future__ import annotations
 
 import re
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, Literal, NamedTuple
 
 import orjson
@@ -63,6 +65,9 @@ __all__ = ["FINISH_REASONS", "GeminiDecoder", "finish_name", "usage_from_gemini"
 
 _new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 _loads = orjson.loads
+_DIGITS = b"0123456789"
+# Of a partition: before the separator, the separator (b"" if not found), after it.
+_BEFORE, _FOUND, _AFTER = itemgetter(0), itemgetter(1), itemgetter(2)
 
 #: ``finishReason`` names by their number (Gemini API ``Candidate.FinishReason``).
 FINISH_REASONS: dict[int, str] = {
@@ -212,6 +217,47 @@ class _Spans(NamedTuple):
     middle: bytes  # from the text's closing quote to the usage object
     suffix: bytes  # after the usage object
     block: int
+    skeleton: bytes  # the usage object without its digits
+
+    def strings(self, frames: list[bytes]) -> tuple[list[str], list[dict[str, Any]]] | None:
+        """The texts and usages of ``frames`` if each is this chunk with another text and
+        other counts (C-level work only, no Python per frame); ``None`` if one is not."""
+        prefix, middle, suffix = self.prefix, self.middle, self.suffix
+        count = len(frames)
+        try:
+            joined = b"\n".join(frames)
+        except TypeError:  # (an SSEEvent among them)
+            return None
+        if not (  # each frame one line, long enough, with the prefix and the suffix
+            joined.count(b"\n") == count - 1
+            and min(map(len, frames)) >= len(prefix) + len(middle) + len(suffix)
+            and joined.startswith(prefix)
+            and joined.endswith(suffix)
+            and joined.count(b"\n" + prefix) == count - 1
+            and joined.count(suffix + b"\n") == count - 1
+        ):
+            return None
+        parts = list(map(bytes.partition, map(bytes.__getitem__, frames, repeat(
+            slice(len(prefix), -len(suffix)))), repeat(middle)))
+        if b"" in map(_FOUND, parts):  # a frame without the middle
+            return None
+        usages = list(map(_AFTER, parts))
+        # Every usage the learned one but for its digits: each is one balanced object, so
+        # none can reach into the next in the array below (one with a digit in a key, or an
+        # empty or padded number, is caught by parsing: another key, or an error).
+        if set(map(bytes.translate, usages, repeat(None), repeat(_DIGITS))) != {self.skeleton}:
+            return None
+        # The texts as one array of strings, each piece ending at '",\n"': a raw newline
+        # cannot be inside a JSON string, so as many values as pieces means each piece is
+        # exactly one valid string.
+        try:
+            texts = _loads(b'["' + b'",\n"'.join(map(_BEFORE, parts)) + b'"]')
+            counts = _loads(b"[" + b",".join(usages) + b"]")
+        except orjson.JSONDecodeError:
+            return None
+        if len(texts) != count or len(counts) != count or len(set(map(tuple, counts))) != 1:
+            return None
+        return texts, counts
 
     @classmethod
     def learn(cls, data: bytes, text: str, usage: Any, block: int) -> _Spans | None:
@@ -236,7 +282,8 @@ class _Spans(NamedTuple):
         while end >= 0:  # the usage object ends at the "}" that closes what was parsed
             try:
                 if _loads(after[start : end + 1]) == usage:
-                    return cls(text_at.prefix, after[:start], after[end + 1 :], block)
+                    skeleton = after[start : end + 1].translate(None, _DIGITS)
+                    return cls(text_at.prefix, after[:start], after[end + 1 :], block, skeleton)
             except orjson.JSONDecodeError:
                 pass
             end = after.find(b"}", end + 1)
@@ -365,6 +412,47 @@ class GeminiDecoder(SSEPayloadDecoder):
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         self._chunk(self._json(event), event.data, out)
 
+    def _batchable(self) -> bool:
+        return self._spans is not None
+
+    def _batch(self, frames: list[Any], start: int, out: list[Event]) -> int:
+        """Runs of chunks like the last plain one (see :class:`_Spans`) decode in batches,
+        with no Python work per chunk; returns where the one-by-one loop takes over."""
+        spans = self._spans
+        assert spans is not None
+        if self._spans_run(frames[start:], out):  # (all of them: no runs to find)
+            return len(frames)
+        return self._in_runs(
+            frames, start, spans.prefix, spans.suffix,
+            lambda run: self._spans_run(run, out),
+            lambda others: self._one_by_one(others, 0, out, False),
+            lambda: self._spans is spans,
+        )
+
+    def _spans_run(self, frames: list[Any], out: list[Event]) -> bool:
+        """Decode ``frames`` as the spans path of :meth:`_data` would, one by one, if each is
+        the last plain chunk with another text and counts; ``False`` (nothing decoded) if not."""
+        spans = self._spans
+        assert spans is not None
+        found = spans.strings(frames)
+        if found is None:
+            return False
+        texts, counts = found
+        block = spans.block
+        if texts[0]:
+            out.append(_new(TextDelta, (block, texts[0])))
+        self._usage(counts[0], out)
+        rest = texts[1:]
+        if "" in rest:
+            rest = [text for text in rest if text]
+        out.extend(map(_new, repeat(TextDelta), zip(repeat(block), rest)))
+        # The later counts, one by one, would each be held (same keys) when they differ from
+        # the one before; the latest is the last one.
+        if counts.count(counts[0]) != len(counts):
+            self._last_usage = counts[-1]
+            self._usage_due = True
+        return True
+
     def _data(self, data: bytes, out: list[Event]) -> None:
         spans = self._spans
         if spans is not None and data.startswith(spans.prefix) and data.endswith(spans.suffix):
@@ -459,6 +547,8 @@ class GeminiDecoder(SSEPayloadDecoder):
         if cand.block is not None:
             self._spans = _Spans.learn(data, parts[0]["text"], chunk.get("usageMetadata"),
                                        cand.block)
+            if self._spans is not None:
+                self._learned += 1
 
     def _eof(self, out: list[Event]) -> None:
         self._end(out, "the stream ended")
