@@ -36,15 +36,21 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
             builder = ResponseBuilder()
             ended = False
 
+            handlers = builder._handlers
+            emit = observer.on_next
+
             def on_next(event: Event) -> None:
+                # (builder.feed and builder.snapshot inlined: this runs once per event)
                 nonlocal ended
+                builder._seq += 1
                 try:
-                    builder.feed(event)
+                    handlers[type(event)](event)
                 except Exception as error:  # noqa: BLE001 - a malformed event from upstream
                     observer.on_error(error)
                     return
-                ended = ended or type(event) is MessageStop
-                observer.on_next(builder.snapshot(final=ended))
+                if type(event) is MessageStop:
+                    ended = True
+                emit(Snapshot(builder, builder._seq, None, ended))
 
             def on_error(error: Exception) -> None:
                 if not builder.started:
