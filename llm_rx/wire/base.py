@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from itertools import repeat
-from operator import and_
+from operator import and_, itemgetter
 from typing import Any, ClassVar, NamedTuple
 
 import orjson
@@ -34,6 +34,7 @@ __all__ = [
     "attach_events",
     "count_of",
     "shape_error",
+    "split_frames",
 ]
 
 _new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
@@ -98,6 +99,37 @@ _Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
 # batch at most so many times (each try looks at all the frames left).
 BATCH = 16
 BATCH_TRIES = 8
+
+
+def split_frames(
+    frames: list[Any], prefix: bytes, middle: bytes, suffix: bytes
+) -> list[tuple[bytes, bytes, bytes]] | None:
+    """Each frame, one line of ``prefix`` + A + ``middle`` + B + ``suffix``, as (A, middle, B)
+    cut at its first middle; ``None`` if a frame is not so (C-level work only). A and B are
+    not checked: the caller parses them."""
+    count = len(frames)
+    try:
+        joined = b"\n".join(frames)
+    except TypeError:  # (an SSEEvent among them)
+        return None
+    if not (  # each frame one line, long enough, with the prefix and the suffix
+        joined.count(b"\n") == count - 1
+        and min(map(len, frames)) >= len(prefix) + len(middle) + len(suffix)
+        and joined.startswith(prefix)
+        and joined.endswith(suffix)
+        and joined.count(b"\n" + prefix) == count - 1
+        and joined.count(suffix + b"\n") == count - 1
+    ):
+        return None
+    inside = slice(len(prefix), -len(suffix))
+    parts = list(map(bytes.partition, map(bytes.__getitem__, frames, repeat(inside)),
+                     repeat(middle)))
+    if b"" in map(_FOUND, parts):  # a frame without the middle
+        return None
+    return parts
+
+
+_FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not there
 
 
 # What a frame of an unexpected shape makes decoding code raise (a list where an object was

@@ -57,6 +57,7 @@ from .base import (
     SSEPayloadDecoder,
     attach_events,
     count_of,
+    split_frames,
 )
 from .json_array import JSONArrayDecoder
 from .sse import DEFAULT_MAX_FRAME, SSEEvent
@@ -66,8 +67,8 @@ __all__ = ["FINISH_REASONS", "GeminiDecoder", "finish_name", "usage_from_gemini"
 _new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 _loads = orjson.loads
 _DIGITS = b"0123456789"
-# Of a partition: before the separator, the separator (b"" if not found), after it.
-_BEFORE, _FOUND, _AFTER = itemgetter(0), itemgetter(1), itemgetter(2)
+# Of a partition: before the separator, after it.
+_BEFORE, _AFTER = itemgetter(0), itemgetter(2)
 
 #: ``finishReason`` names by their number (Gemini API ``Candidate.FinishReason``).
 FINISH_REASONS: dict[int, str] = {
@@ -222,25 +223,10 @@ class _Spans(NamedTuple):
     def strings(self, frames: list[bytes]) -> tuple[list[str], list[dict[str, Any]]] | None:
         """The texts and usages of ``frames`` if each is this chunk with another text and
         other counts (C-level work only, no Python per frame); ``None`` if one is not."""
-        prefix, middle, suffix = self.prefix, self.middle, self.suffix
+        parts = split_frames(frames, self.prefix, self.middle, self.suffix)
+        if parts is None:
+            return None
         count = len(frames)
-        try:
-            joined = b"\n".join(frames)
-        except TypeError:  # (an SSEEvent among them)
-            return None
-        if not (  # each frame one line, long enough, with the prefix and the suffix
-            joined.count(b"\n") == count - 1
-            and min(map(len, frames)) >= len(prefix) + len(middle) + len(suffix)
-            and joined.startswith(prefix)
-            and joined.endswith(suffix)
-            and joined.count(b"\n" + prefix) == count - 1
-            and joined.count(suffix + b"\n") == count - 1
-        ):
-            return None
-        parts = list(map(bytes.partition, map(bytes.__getitem__, frames, repeat(
-            slice(len(prefix), -len(suffix)))), repeat(middle)))
-        if b"" in map(_FOUND, parts):  # a frame without the middle
-            return None
         usages = list(map(_AFTER, parts))
         # Every usage the learned one but for its digits: each is one balanced object, so
         # none can reach into the next in the array below (one with a digit in a key, or an

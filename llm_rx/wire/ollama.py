@@ -46,7 +46,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import BATCH, BATCH_TRIES, ByteTemplate, Decoder, count_of
+from .base import BATCH, BATCH_TRIES, ByteTemplate, Decoder, count_of, split_frames
 from .ndjson import NDJSONDecoder
 from .sse import DEFAULT_MAX_FRAME
 
@@ -69,7 +69,6 @@ _USAGE_FIELDS = ("prompt_eval_count", "eval_count")
 _NONE = object()
 _BETWEEN = b'",\n"'  # between two strings of a batch
 _SIDES = itemgetter(0, 2)  # of a partition: what came before and after the separator
-_FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not found
 
 
 
@@ -107,39 +106,21 @@ class _Usual(NamedTuple):
     def strings(self, lines: list[bytes]) -> list[str] | None:
         """The texts of ``lines`` if each is this line with another time and text; ``None``
         if one is not. (C-level work only, no Python per line.)"""
-        prefix, middle, suffix = self
-        count = len(lines)
-        joined = b"\n".join(lines)
-        if not (  # each line long enough, with the prefix and the suffix
-            min(map(len, lines)) >= len(prefix) + len(middle) + len(suffix)
-            and joined.startswith(prefix)
-            and joined.endswith(suffix)
-            and joined.count(b"\n" + prefix) == count - 1
-            and joined.count(suffix + b"\n") == count - 1
-        ):
+        parts = split_frames(lines, *self)
+        if parts is None:
             return None
-        # Each line cut at its first middle: time, middle, text. All times and texts as one
-        # array of strings, each piece ending at '",\n"': a raw newline cannot be inside a
-        # JSON string, so as many values as pieces means each piece is exactly one valid
-        # string (a line without the middle, or with a stray quote, is an error or a value
-        # too many).
-        parts = list(map(bytes.partition, map(bytes.__getitem__, lines, repeat(_inside(self))),
-                         repeat(middle)))
-        if b"" in map(_FOUND, parts):  # a line without the middle
-            return None
+        # Times and texts as one array of strings, each piece ending at '",\n"': a raw newline
+        # cannot be inside a JSON string, so as many values as pieces means each piece is
+        # exactly one valid string (a stray quote is an error or a value too many).
         try:
             values = _loads(b'["' + _BETWEEN.join(chain.from_iterable(map(_SIDES, parts)))
                             + b'"]')
         except orjson.JSONDecodeError:
             return None
-        if len(values) != 2 * count:
+        if len(values) != 2 * len(lines):
             return None
         texts: list[str] = values[1::2]
         return texts
-
-
-def _inside(usual: _Usual) -> slice:
-    return slice(len(usual.prefix), -len(usual.suffix))
 
 
 class NDJSONPayloadDecoder(Decoder):
