@@ -233,6 +233,13 @@ class ResponseBuilder:
             self._seq += 1
             handlers[type(event)](event)
 
+    def advance(self, event: Event) -> Snapshot:
+        """``feed`` the event, then the snapshot after it (one call per event, for
+        ``accumulate()``; a builder with history); it is final once the reply's end arrived."""
+        self._seq += 1
+        self._handlers[type(event)](event)
+        return Snapshot(self, self._seq, None, self._stop.now is not None)
+
     @property
     def started(self) -> bool:
         """Whether the reply started (a ``MessageStart`` arrived)."""

@@ -8,7 +8,7 @@ import reactivex
 from reactivex import Observable, abc
 
 from ..builder import ResponseBuilder, Snapshot
-from ..events import Event, MessageStop
+from ..events import Event
 
 __all__ = ["accumulate"]
 
@@ -34,23 +34,17 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
             observer: abc.ObserverBase[Snapshot], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             builder = ResponseBuilder()
-            ended = False
 
-            handlers = builder._handlers
+            advance = builder.advance
             emit = observer.on_next
 
             def on_next(event: Event) -> None:
-                # (builder.feed and builder.snapshot inlined: this runs once per event)
-                nonlocal ended
-                builder._seq += 1
                 try:
-                    handlers[type(event)](event)
+                    snapshot = advance(event)
                 except Exception as error:  # noqa: BLE001 - a malformed event from upstream
                     observer.on_error(error)
                     return
-                if type(event) is MessageStop:
-                    ended = True
-                emit(Snapshot(builder, builder._seq, None, ended))
+                emit(snapshot)
 
             def on_error(error: Exception) -> None:
                 if not builder.started:
@@ -60,7 +54,7 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
                 observer.on_completed()
 
             def on_completed() -> None:
-                if not ended:
+                if builder.stop is None:
                     observer.on_next(builder.snapshot(final=True))
                 observer.on_completed()
 

@@ -13,7 +13,7 @@ A reply that ends (EOF) before its terminal frame raises :class:`IncompleteStrea
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import repeat
 from operator import and_, itemgetter
 from typing import Any, ClassVar, NamedTuple
@@ -33,6 +33,7 @@ __all__ = [
     "SSEPayloadDecoder",
     "attach_events",
     "count_of",
+    "json_strings",
     "shape_error",
     "split_frames",
 ]
@@ -130,6 +131,22 @@ def split_frames(
 
 
 _FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not there
+
+
+def json_strings(insides: Iterable[bytes], count: int) -> list[str] | None:
+    """The values of ``count`` JSON strings given by their insides (the bytes between their
+    quotes), parsed as one array; ``None`` if one is not exactly one valid string.
+
+    The pieces are joined with '",\\n"': a raw newline cannot be inside a JSON string, so
+    every string has closed before each separator and each piece gives at least one value.
+    As many values as pieces means each piece is exactly one valid string (a stray quote, or
+    a backslash before a closing quote, is an error or a value too many).
+    """
+    try:
+        values: list[str] = orjson.loads(b'["' + b'",\n"'.join(insides) + b'"]')
+    except orjson.JSONDecodeError:
+        return None
+    return values if len(values) == count else None
 
 
 # What a frame of an unexpected shape makes decoding code raise (a list where an object was
@@ -434,17 +451,11 @@ class SSEPayloadDecoder(Decoder):
         """Decode frames with the prefix and suffix of ``shortcut``'s template, if their
         strings parse: all of them as one JSON array. ``False`` (nothing decoded) if not."""
         prefix, suffix, _, _, event_type, block, keeps_empty = shortcut
-        strings = slice(len(prefix) - 1, 1 - len(suffix) or None)  # each with its quotes
-        # The strings are joined with ",\n": a raw newline cannot be inside a JSON string, so
-        # every string has closed before each separator, each piece gives at least one value,
-        # and as many values as frames means each piece is exactly one JSON string (a quote
-        # or a backslash out of place is an error or one value too many).
-        array = b"[" + b",\n".join(map(bytes.__getitem__, frames, repeat(strings))) + b"]"
-        try:
-            values = orjson.loads(array)
-        except orjson.JSONDecodeError:
+        if min(map(len, frames)) < len(prefix) + len(suffix):  # (prefix and suffix overlap)
             return False
-        if len(values) != len(frames):
+        insides = map(bytes.__getitem__, frames, repeat(slice(len(prefix), -len(suffix))))
+        values = json_strings(insides, len(frames))
+        if values is None:
             return False
         if not keeps_empty and "" in values:
             values = [value for value in values if value]

@@ -57,6 +57,7 @@ from .base import (
     SSEPayloadDecoder,
     attach_events,
     count_of,
+    json_strings,
     split_frames,
 )
 from .json_array import JSONArrayDecoder
@@ -233,15 +234,12 @@ class _Spans(NamedTuple):
         # empty or padded number, is caught by parsing: another key, or an error).
         if set(map(bytes.translate, usages, repeat(None), repeat(_DIGITS))) != {self.skeleton}:
             return None
-        # The texts as one array of strings, each piece ending at '",\n"': a raw newline
-        # cannot be inside a JSON string, so as many values as pieces means each piece is
-        # exactly one valid string.
+        texts = json_strings(map(_BEFORE, parts), count)
         try:
-            texts = _loads(b'["' + b'",\n"'.join(map(_BEFORE, parts)) + b'"]')
             counts = _loads(b"[" + b",".join(usages) + b"]")
         except orjson.JSONDecodeError:
             return None
-        if len(texts) != count or len(counts) != count or len(set(map(tuple, counts))) != 1:
+        if texts is None or len(counts) != count or len(set(map(tuple, counts))) != 1:
             return None
         return texts, counts
 

@@ -46,7 +46,15 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import BATCH, BATCH_TRIES, ByteTemplate, Decoder, count_of, split_frames
+from .base import (
+    BATCH,
+    BATCH_TRIES,
+    ByteTemplate,
+    Decoder,
+    count_of,
+    json_strings,
+    split_frames,
+)
 from .ndjson import NDJSONDecoder
 from .sse import DEFAULT_MAX_FRAME
 
@@ -67,7 +75,6 @@ _USUAL = frozenset({"model", "created_at", "message", "done"})
 _MESSAGE_READ = frozenset({"role", "content", "thinking", "tool_calls"})
 _USAGE_FIELDS = ("prompt_eval_count", "eval_count")
 _NONE = object()
-_BETWEEN = b'",\n"'  # between two strings of a batch
 _SIDES = itemgetter(0, 2)  # of a partition: what came before and after the separator
 
 
@@ -109,15 +116,8 @@ class _Usual(NamedTuple):
         parts = split_frames(lines, *self)
         if parts is None:
             return None
-        # Times and texts as one array of strings, each piece ending at '",\n"': a raw newline
-        # cannot be inside a JSON string, so as many values as pieces means each piece is
-        # exactly one valid string (a stray quote is an error or a value too many).
-        try:
-            values = _loads(b'["' + _BETWEEN.join(chain.from_iterable(map(_SIDES, parts)))
-                            + b'"]')
-        except orjson.JSONDecodeError:
-            return None
-        if len(values) != 2 * len(lines):
+        values = json_strings(chain.from_iterable(map(_SIDES, parts)), 2 * len(lines))
+        if values is None:
             return None
         texts: list[str] = values[1::2]
         return texts

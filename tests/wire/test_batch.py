@@ -192,6 +192,18 @@ def test_batch_decodes_exactly_as_one_by_one(
             assert outcome(chunks, provider) == batched
 
 
+def test_batch_frame_whose_prefix_and_suffix_overlap() -> None:
+    # bug class: a batch that cuts the string out of a frame too short to hold one (its
+    # template's prefix and suffix share the quote) and reads it as ""
+    body = anthropic_body([word.encode() for word in _WORDS])
+    cut = body.replace(b'"text":" w20"}}', b'"text":"}}')
+    assert cut != body
+    batched = outcome([cut], "anthropic")
+    assert batched[1] is WireFormatError
+    with one_by_one():
+        assert outcome([cut], "anthropic") == batched
+
+
 @pytest.mark.parametrize("both", [False, True])
 def test_batch_ollama_line_without_its_middle(both: bool) -> None:
     # bug class: a batch that takes a line with no middle for one whose text is "", or that
