@@ -41,10 +41,11 @@ def _observable(
             return disposed
 
         def emit(events: list[Event]) -> None:
+            on_next = observer.on_next
             for event in events:
                 if disposed:
                     return
-                observer.on_next(event)
+                on_next(event)
 
         def run(_: abc.SchedulerBase, __: Any = None) -> None:
             try:
