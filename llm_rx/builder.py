@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
+from operator import itemgetter
 from typing import Any, Generic, TypeVar
 
 import orjson
@@ -99,6 +100,10 @@ def _count(seqs: list[int], total: int, seq: int | None) -> int:
     if not seqs or seqs[-1] <= seq:
         return len(seqs)
     return bisect_right(seqs, seq)
+
+
+_TEXTS = frozenset({TextDelta, ThinkingDelta, RefusalDelta})
+_INDEX, _TEXT = itemgetter(0), itemgetter(1)  # of a text delta
 
 
 class _Acc:
@@ -228,6 +233,15 @@ class ResponseBuilder:
 
     def feed_all(self, events: Iterable[Event]) -> None:
         """``feed`` each event in turn (one call for a chunk's events)."""
+        if not self.history and events.__class__ is list and len(events) > 1:
+            # A chunk of text deltas of one block (the usual chunk): appended at C level.
+            kinds = set(map(type, events))
+            if len(kinds) == 1 and kinds <= _TEXTS and len(set(map(_INDEX, events))) == 1:
+                acc = self._blocks.get(events[0].index)
+                if acc is not None:
+                    acc.parts.extend(map(_TEXT, events))
+                    self._seq += len(events)
+                    return
         handlers = self._handlers
         for event in events:
             self._seq += 1
