@@ -250,9 +250,14 @@ class ResponseBuilder:
     def advance(self, event: Event) -> Snapshot:
         """``feed`` the event, then the snapshot after it (one call per event, for
         ``accumulate()``; a builder with history); it is final once the reply's end arrived."""
-        self._seq += 1
-        self._handlers[type(event)](event)
-        return Snapshot(self, self._seq, None, self._stop.now is not None)
+        seq = self._seq = self._seq + 1
+        acc = self._blocks.get(event[0]) if event.__class__ in _TEXTS else None
+        if acc is not None:  # (the usual event, inlined: ``_text``)
+            acc.parts.append(event[1])
+            acc.seqs.append(seq)
+        else:
+            self._handlers[type(event)](event)
+        return Snapshot(self, seq, None, self._stop.now is not None)
 
     @property
     def started(self) -> bool:
