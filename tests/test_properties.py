@@ -72,6 +72,15 @@ def test_rechunk_one_byte_at_a_time_same_events(capture: Capture) -> None:
     assert outcome(single, capture.provider) == outcome([data], capture.provider)
 
 
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
+def test_rechunk_one_event_per_read_same_events(capture: Capture) -> None:
+    # bug class: a shortcut for a read holding exactly one whole event (a live stream's usual
+    # read) that differs from the general framing
+    data = capture.data
+    ends = [match.end() for match in re.finditer(rb"\r?\n\r?\n|\n(?=\{)", data)]
+    assert outcome(split_at(data, ends), capture.provider) == outcome([data], capture.provider)
+
+
 def _texts(response: Response) -> list[tuple[str, str]]:
     out = []
     for block in response.content:

@@ -74,6 +74,11 @@ def sniff(head: bytes) -> str | None:
         if b"\n" in text or b'"done"' in text:
             return "ollama"
         return None
+    if text.startswith(b"data: {"):  # (the usual first line, told without splitting lines)
+        end = text.find(b"\n")
+        first = text[:end] if end >= 0 else text
+        if b'"choices"' in first or b"chat.completion" in first:
+            return "openai-chat"
     lines = text.split(b"\n")
     for number, line in enumerate(lines):
         stripped = line.strip()
@@ -132,7 +137,7 @@ class SniffingDecoder(Decoder):
             return self.inner.decode(chunk)
         self._head.append(chunk)
         self._size += len(chunk)
-        head = b"".join(self._head)
+        head = b"".join(self._head) if len(self._head) > 1 else chunk
         provider = sniff(head)
         if provider is None:
             if self._size > SNIFF_LIMIT:

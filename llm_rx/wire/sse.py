@@ -80,6 +80,19 @@ class SSEDecoder:
     def decode_payloads(self, chunk: bytes) -> list[bytes | SSEEvent]:
         """Like :meth:`decode`, but a plain ``message`` event (no name, no id so far) is
         given as its ``data`` bytes alone: the hot path makes no object per event."""
+        if (  # One whole "data: ..." event and nothing else: a live stream's usual read.
+            chunk.endswith(b"\n\n")
+            and chunk.startswith(b"data: ")
+            and chunk.count(b"\n") == 2
+            and self._started
+            and not self._pending
+            and not self._skip_lf
+            and self.last_event_id is None
+            and len(chunk) - 2 <= self.max_frame
+            and b"\r" not in chunk
+        ):
+            self.recognised = True
+            return [chunk[6:-2]] if len(chunk) > 8 else []
         if not self._started:
             chunk = self._strip_bom(chunk)
             if not chunk:
