@@ -3,11 +3,13 @@
     python -m benchmarks.run            # the full table (about a minute or two)
     python -m benchmarks.run --quick    # smaller streams, fewer rounds
 
-Every contender runs on the same bytes, in the same process, in interleaved rounds; the table
-gives medians and the ratio to the floor measured in the same rounds (the machine is shared
-and noisy: compare ratios, not absolute times). Peak memory is measured in a fresh
-subprocess per contender; first-delta latency by feeding a ``Subject`` the bytes of the
-first text delta and timing until that delta is emitted.
+Each stream is measured in a fresh interpreter (nothing left on the heap by what ran before):
+every contender runs on the same bytes, in interleaved rounds; the table gives medians and,
+as ratios, the median over rounds of each contender's time over the floor's in the same
+round (the machine is shared and noisy: compare ratios, not absolute times). Peak memory is
+measured in a fresh subprocess per contender; first-delta latency, in a fresh interpreter
+too, by feeding a ``Subject`` the bytes of the first text delta (in a read of their own, or
+with the reply's first frame) and timing until that delta is emitted.
 """
 
 from __future__ import annotations
@@ -166,8 +168,9 @@ def _available(module: str) -> bool:
 
 
 def measure(contenders: dict[str, Contender], chunks: list[bytes], rounds: int,
-            slow_rounds: int) -> dict[str, float]:
-    """Median seconds per contender over interleaved rounds (slow ones run fewer rounds)."""
+            slow_rounds: int) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """Median seconds per contender over interleaved rounds (slow ones run fewer rounds), and
+    each contender's time of every round (to take ratios within a round)."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for round_ in range(rounds):
         for name, run in contenders.items():
@@ -177,35 +180,48 @@ def measure(contenders: dict[str, Contender], chunks: list[bytes], rounds: int,
             start = time.perf_counter()
             run(chunks)
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
+    return {name: statistics.median(values) for name, values in times.items()}, times
+
+
+def ratio(times: dict[str, list[float]], name: str, base: str) -> float:
+    """The median over rounds of ``name``'s time over ``base``'s in the same round: a burst
+    of load from elsewhere on the machine weighs on both sides of each ratio alike."""
+    return statistics.median(a / b for a, b in zip(times[name], times[base], strict=False))
 
 
 def first_delta_latency(
-    body: bytes, provider: str | None, own_read: bool = False, repeats: int = 2000
-) -> float:
-    """Median seconds from feeding the bytes of the first text delta to its emission: with
-    the frames before it in the same read, or (``own_read``) fed before, as a live stream's
-    earlier reads would have been."""
+    body: bytes, variants: list[tuple[str | None, bool]], repeats: int = 2000
+) -> tuple[list[float], float]:
+    """Median seconds from feeding the bytes of the first text delta to its emission, per
+    variant (provider, own read), the variants interleaved: with the frames before it in
+    the same read, or (own read) fed before, as a live stream's earlier reads would be. And,
+    measured between the samples, the floor's median time per event (``body``'s events): the
+    machine's speed, to state the latency in floor events too."""
     start_of_delta = body.rindex(b"\n\n", 0, body.index(b'"content":"th')) + 2
     cut = body.index(b"\n\n", start_of_delta) + 2
-    before, head = (body[:start_of_delta], body[start_of_delta:cut]) if own_read else (
-        b"", body[:cut])
-    samples = []
-    for _ in range(repeats):
-        bus: Subject[bytes] = Subject()
-        seen: list[float] = []
+    chunks, events = streams.chunked(body), body.count(b"\n\ndata: ")
+    samples: list[list[float]] = [[] for _ in variants]
+    floors: list[float] = []
+    for repeat in range(repeats):
+        for (provider, own_read), out in zip(variants, samples, strict=True):
+            bus: Subject[bytes] = Subject()
+            seen: list[float] = []
 
-        def on_event(event: Event, seen: list[float] = seen) -> None:
-            if type(event) is TextDelta and not seen:
-                seen.append(time.perf_counter())
+            def on_event(event: Event, seen: list[float] = seen) -> None:
+                if type(event) is TextDelta and not seen:
+                    seen.append(time.perf_counter())
 
-        bus.pipe(lxo.decode(provider)).subscribe(on_event)
-        if before:
-            bus.on_next(before)
-        start = time.perf_counter()
-        bus.on_next(head)
-        samples.append(seen[0] - start)
-    return statistics.median(samples)
+            bus.pipe(lxo.decode(provider)).subscribe(on_event)
+            if own_read:
+                bus.on_next(body[:start_of_delta])
+            start = time.perf_counter()
+            bus.on_next(body[start_of_delta:cut] if own_read else body[:cut])
+            out.append(seen[0] - start)
+        if repeat % 100 == 0:
+            start = time.perf_counter()
+            floor_openai(chunks)
+            floors.append((time.perf_counter() - start) / events)
+    return [statistics.median(values) for values in samples], statistics.median(floors)
 
 
 _PEAK = """
@@ -233,47 +249,89 @@ def peak_memory(name: str, stream: str, n: int) -> int:
     return int(out.stdout.strip())
 
 
+_Case = tuple[str, Callable[[], bytes], Contender, dict[str, Contender]]
+
+
+def _cases(n: int) -> list[_Case]:
+    """Each stream: its title, how to make its body, its floor, the SDK helpers to run."""
+    openai_sdks: dict[str, Contender] = {"openai (sdk)": openai_sdk} if _available("openai") else {}
+    anthropic_sdks: dict[str, Contender] = (
+        {"anthropic (sdk)": anthropic_sdk} if _available("anthropic") else {})
+    floors: list[Contender] = [floor_openai, floor_anthropic, floor_openai_tools, floor_gemini,
+                               floor_ollama]
+    return list(zip(
+        ["openai chat, text", "anthropic, thinking+text+tool",
+         "openai chat, parallel tool calls", "gemini, text + usage per chunk", "ollama /api/chat"],
+        [lambda: streams.openai_chat(n), lambda: streams.anthropic(n),
+         lambda: streams.openai_tool_calls(8, n // 32), lambda: streams.gemini(n),
+         lambda: streams.ollama(n)],
+        floors,
+        [openai_sdks, anthropic_sdks, openai_sdks, {}, {}],
+        strict=True,
+    ))
+
+
+def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
+    """Print the lines of one stream's table."""
+    title, make_body, floor, sdks = _cases(n)[number]
+    contenders: dict[str, Contender] = {
+        "floor": floor,
+        "llm_rx.reassemble": reassemble,
+        "pipeline (3 sinks)": pipeline,
+        "accumulate()": accumulate,
+        **sdks,
+    }
+    result, times = measure(contenders, streams.chunked(make_body()), rounds, slow_rounds)
+    for name, seconds in result.items():
+        print(f"{title:34} {name:22} {seconds * 1e3:8.1f}ms "
+              f"{ratio(times, name, 'floor'):7.2f}x")
+    print(f"{title:34} {'accumulate / reassemble':22} {'':>10} "
+          f"{ratio(times, 'accumulate()', 'llm_rx.reassemble'):7.2f}x")
+
+
+def run_latency() -> None:
+    body = streams.openai_chat(2_000)
+    variants: list[tuple[str | None, bool]] = [
+        ("openai-chat", True), (None, True), ("openai-chat", False), (None, False)]
+    latencies, per_event = first_delta_latency(body, variants)
+    for (provider, own_read), seconds in zip(variants, latencies, strict=True):
+        where = "in a read of its own" if own_read else "with the first frame"
+        label = f"{provider or 'told from the bytes'}, {where}"
+        print(f"  {label:44} {seconds * 1e6:6.1f} µs = {seconds / per_event:5.1f} floor events")
+    print(f"  (the floor: {per_event * 1e6:.2f} µs per event on this machine, this run)")
+
+
+def _in_fresh_process(*args: str) -> None:
+    """Run this script with ``args`` in a fresh interpreter (no heap left by what ran before,
+    such as an SDK's hundreds of thousands of objects) and pass its output on."""
+    import pathlib
+
+    root = str(pathlib.Path(__file__).resolve().parent.parent)
+    out = subprocess.run([sys.executable, "-m", "benchmarks.run", *args], cwd=root,
+                         capture_output=True, text=True, check=True)
+    print(out.stdout, end="", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller streams, fewer rounds")
+    parser.add_argument("--case", type=int, help=argparse.SUPPRESS)  # (one stream, in-process)
+    parser.add_argument("--latency", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     n = 4_000 if args.quick else 20_000
-    rounds, slow_rounds = (5, 1) if args.quick else (9, 3)
-
-    cases: list[tuple[str, str, bytes, Contender, dict[str, Contender]]] = [
-        ("openai chat, text", "openai_chat", streams.openai_chat(n), floor_openai,
-         {"openai (sdk)": openai_sdk} if _available("openai") else {}),
-        ("anthropic, thinking+text+tool", "anthropic", streams.anthropic(n), floor_anthropic,
-         {"anthropic (sdk)": anthropic_sdk} if _available("anthropic") else {}),
-        ("openai chat, parallel tool calls", "openai_tool_calls",
-         streams.openai_tool_calls(8, n // 32), floor_openai_tools,
-         {"openai (sdk)": openai_sdk} if _available("openai") else {}),
-        ("gemini, text + usage per chunk", "gemini", streams.gemini(n), floor_gemini, {}),
-        ("ollama /api/chat", "ollama", streams.ollama(n), floor_ollama, {}),
-    ]
-    print(f"{'stream':34} {'contender':22} {'median':>10} {'x floor':>8}")
-    for title, _, body, floor, sdks in cases:
-        chunks = streams.chunked(body)
-        contenders: dict[str, Contender] = {
-            "floor": floor,
-            "llm_rx.reassemble": reassemble,
-            "pipeline (3 sinks)": pipeline,
-            "accumulate()": accumulate,
-            **sdks,
-        }
-        result = measure(contenders, chunks, rounds, slow_rounds)
-        for name, seconds in result.items():
-            ratio = seconds / result["floor"]
-            print(f"{title:34} {name:22} {seconds * 1e3:8.1f}ms {ratio:7.2f}x")
-        print(f"{title:34} {'accumulate / reassemble':22} {'':>10} "
-              f"{result['accumulate()'] / result['llm_rx.reassemble']:7.2f}x")
-    body = streams.openai_chat(n)
+    rounds, slow_rounds = (5, 1) if args.quick else (15, 3)
+    if args.case is not None:
+        run_case(args.case, n, rounds, slow_rounds)
+        return 0
+    if args.latency:
+        run_latency()
+        return 0
+    quick = ["--quick"] if args.quick else []
+    print(f"{'stream':34} {'contender':22} {'median':>10} {'x floor':>8}", flush=True)
+    for number in range(len(_cases(0))):
+        _in_fresh_process("--case", str(number), *quick)
     print("\nfirst text delta emitted after its bytes arrived (median, a fresh decoder each time):")
-    for own_read, where in ((True, "in a read of its own"), (False, "with the first frame")):
-        for provider in ("openai-chat", None):
-            label = f"{provider or 'told from the bytes'}, {where}"
-            seconds = first_delta_latency(body, provider, own_read)
-            print(f"  {label:44} {seconds * 1e6:6.1f} µs")
+    _in_fresh_process("--latency", *quick)
     print("\npeak memory (fresh subprocess, input excluded):")
     for stream in ("openai_chat",):
         for size in (n, 2 * n):
