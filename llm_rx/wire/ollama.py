@@ -108,9 +108,12 @@ class _Usual(NamedTuple):
             return None
         at = ByteTemplate.learn(line, b'"created_at":"', time)
         said = ByteTemplate.learn(line, b'"content":"', text)
-        if at is None or said is None or said.start < at.start:
+        if at is None or said is None:
             return None
-        return cls(at.prefix, line[len(line) - len(at.suffix) : said.start + 1], said.suffix)
+        middle = line[len(line) - len(at.suffix) : said.start + 1]
+        if len(middle) < 2 or said.start < at.start:  # (the text after the time, apart)
+            return None
+        return cls(at.prefix, middle, said.suffix)
 
     def strings(self, lines: list[bytes]) -> list[str] | None:
         """The texts of ``lines`` if each is this line with another time and text; ``None``
