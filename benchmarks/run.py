@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import statistics
 import subprocess
 import sys
@@ -156,7 +157,22 @@ def anthropic_sdk(chunks: list[bytes]) -> object:
         return stream.get_final_message()
 
 
+def litellm_sdk(chunks: list[bytes]) -> object:
+    """LiteLLM's path: ``completion(stream=True)`` (over the openai client it wraps), then
+    ``stream_chunk_builder`` on the chunks."""
+    import litellm
+    import openai
+
+    client = _mock_client(openai.OpenAI, b"".join(chunks), base_url="http://bench/v1")
+    messages = [{"role": "user", "content": "hi"}]
+    stream = litellm.completion(model="openai/gpt-4o", messages=messages, stream=True,
+                                client=client, stream_options={"include_usage": True})
+    return litellm.stream_chunk_builder(list(stream), messages=messages)
+
+
 def _available(module: str) -> bool:
+    # (LiteLLM fetches its model price list when imported; the bundled copy does here)
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         __import__(module)
     except ImportError:
@@ -169,12 +185,13 @@ def _available(module: str) -> bool:
 
 def measure(contenders: dict[str, Contender], chunks: list[bytes], rounds: int,
             slow_rounds: int) -> tuple[dict[str, float], dict[str, list[float]]]:
-    """Median seconds per contender over interleaved rounds (slow ones run fewer rounds), and
-    each contender's time of every round (to take ratios within a round)."""
+    """Median seconds per contender over interleaved rounds (SDK helpers run ``slow_rounds``
+    rounds, LiteLLM one: it takes seconds), and each contender's time of every round (to take
+    ratios within a round)."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for round_ in range(rounds):
         for name, run in contenders.items():
-            if name.endswith("(sdk)") and round_ >= slow_rounds:
+            if name.endswith("(sdk)") and round_ >= (1 if "litellm" in name else slow_rounds):
                 continue
             gc.collect()
             start = time.perf_counter()
@@ -255,6 +272,8 @@ _Case = tuple[str, Callable[[], bytes], Contender, dict[str, Contender]]
 def _cases(n: int) -> list[_Case]:
     """Each stream: its title, how to make its body, its floor, the SDK helpers to run."""
     openai_sdks: dict[str, Contender] = {"openai (sdk)": openai_sdk} if _available("openai") else {}
+    if openai_sdks and _available("litellm"):
+        openai_sdks["litellm (sdk)"] = litellm_sdk
     anthropic_sdks: dict[str, Contender] = (
         {"anthropic (sdk)": anthropic_sdk} if _available("anthropic") else {})
     floors: list[Contender] = [floor_openai, floor_anthropic, floor_openai_tools, floor_gemini,
