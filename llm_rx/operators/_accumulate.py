@@ -34,7 +34,6 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
             observer: abc.ObserverBase[Snapshot], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             builder = ResponseBuilder()
-
             advance = builder.advance
             emit = observer.on_next
 

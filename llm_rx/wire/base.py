@@ -102,6 +102,9 @@ BATCH = 16
 BATCH_TRIES = 8
 
 
+_FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not there
+
+
 def split_frames(
     frames: list[Any], prefix: bytes, middle: bytes, suffix: bytes
 ) -> list[tuple[bytes, bytes, bytes]] | None:
@@ -129,9 +132,6 @@ def split_frames(
     if b"" in map(_FOUND, parts):  # a frame without the middle
         return None
     return parts
-
-
-_FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not there
 
 
 def json_strings(insides: Iterable[bytes], count: int) -> list[str] | None:
