@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
+from itertools import repeat
 from operator import itemgetter
 from typing import Any, Generic, TypeVar
 
@@ -163,32 +164,48 @@ class Snapshot:
     ``stop_reason: None`` and no ``error``: in progress.
     """
 
-    __slots__ = ("_builder", "_final", "_response", "_seq", "error")
+    __slots__ = ("_builder", "_response", "_seq")
 
-    def __init__(
-        self, builder: ResponseBuilder, seq: int | None, error: LlmRxError | None, final: bool
-    ) -> None:
+    _response: Response  # (set on first read)
+    error: LlmRxError | None = None  # why the events ended early (an ended snapshot's)
+    _final = False  # whether the events ended (a reply without its end is then incomplete)
+
+    def __init__(self, builder: ResponseBuilder, seq: int | None) -> None:
         self._builder = builder
         self._seq = seq
-        self.error = error
-        self._final = final
-        self._response: Response | None = None
 
     @property
     def response(self) -> Response:
-        if self._response is None:
-            self._response = self._builder._materialise(self._seq, self.error, self._final)
-        return self._response
+        try:
+            return self._response
+        except AttributeError:  # (not read yet: a snapshot is taken on every event)
+            response = self._response = self._builder._materialise(
+                self._seq, self.error, self._final)
+            return response
 
     @property
     def text(self) -> str:
         """The answer's text so far (first choice), without building the whole response."""
-        if self._response is not None:
+        try:
             return self._response.text
-        return self._builder._text_at(self._seq)
+        except AttributeError:
+            return self._builder._text_at(self._seq)
 
     def __repr__(self) -> str:
         return f"Snapshot({self.response!r})"
+
+
+class _Ended(Snapshot):
+    """A snapshot taken as the events ended, or with an error."""
+
+    __slots__ = ("_final", "error")
+
+    def __init__(
+        self, builder: ResponseBuilder, seq: int | None, error: LlmRxError | None, final: bool
+    ) -> None:
+        super().__init__(builder, seq)
+        self.error = error
+        self._final = final
 
 
 class ResponseBuilder:
@@ -233,15 +250,12 @@ class ResponseBuilder:
 
     def feed_all(self, events: Iterable[Event]) -> None:
         """``feed`` each event in turn (one call for a chunk's events)."""
-        if not self.history and events.__class__ is list and len(events) > 1:
-            # A chunk of text deltas of one block (the usual chunk): appended at C level.
-            kinds = set(map(type, events))
-            if len(kinds) == 1 and kinds <= _TEXTS and len(set(map(_INDEX, events))) == 1:
-                acc = self._blocks.get(events[0].index)
-                if acc is not None:
-                    acc.parts.extend(map(_TEXT, events))
-                    self._seq += len(events)
-                    return
+        if not self.history and events.__class__ is list:
+            acc = self._one_block(events)
+            if acc is not None:  # the usual chunk: appended at C level
+                acc.parts.extend(map(_TEXT, events))
+                self._seq += len(events)
+                return
         handlers = self._handlers
         for event in events:
             self._seq += 1
@@ -249,7 +263,7 @@ class ResponseBuilder:
 
     def advance(self, event: Event) -> Snapshot:
         """``feed`` the event, then the snapshot after it (one call per event, for
-        ``accumulate()``; a builder with history); it is final once the reply's end arrived."""
+        ``accumulate()``; a builder with history)."""
         seq = self._seq = self._seq + 1
         acc = self._blocks.get(event[0]) if event.__class__ in _TEXTS else None
         if acc is not None:  # (the usual event, inlined: ``_text``)
@@ -257,7 +271,34 @@ class ResponseBuilder:
             acc.seqs.append(seq)
         else:
             self._handlers[type(event)](event)
-        return Snapshot(self, seq, None, self._stop.now is not None)
+        return Snapshot(self, seq)  # (once the end arrived, ``final`` changes nothing)
+
+    def advance_all(self, events: list[Event]) -> tuple[list[Snapshot], Exception | None]:
+        """``advance`` over a read's events: the snapshot after each, up to the first event
+        that could not be fed, and the error it raised (``None`` when all were fed)."""
+        acc = self._one_block(events)
+        if acc is not None:  # the usual read: appended and numbered at C level
+            seqs = range(self._seq + 1, self._seq + len(events) + 1)
+            self._seq += len(events)
+            acc.parts.extend(map(_TEXT, events))
+            acc.seqs.extend(seqs)
+            return list(map(Snapshot, repeat(self), seqs)), None
+        snapshots: list[Snapshot] = []
+        advance = self.advance
+        try:
+            for event in events:
+                snapshots.append(advance(event))
+        except Exception as error:  # noqa: BLE001 - a malformed event, for the caller
+            return snapshots, error
+        return snapshots, None
+
+    def _one_block(self, events: list[Event]) -> _Acc | None:
+        """The started block that all ``events`` (more than one) are text deltas of, if so."""
+        if len(events) > 1:
+            kinds = set(map(type, events))
+            if len(kinds) == 1 and kinds <= _TEXTS and len(set(map(_INDEX, events))) == 1:
+                return self._blocks.get(_INDEX(events[0]))
+        return None
 
     @property
     def started(self) -> bool:
@@ -374,7 +415,9 @@ class ResponseBuilder:
             failure = error if isinstance(error, LlmRxError) else IncompleteStreamError(
                 f"the stream failed: {type(error).__name__}: {error}"
             )
-        snapshot = Snapshot(self, self._seq if self.history else None, failure, final)
+        seq = self._seq if self.history else None
+        snapshot = (_Ended(self, seq, failure, final) if failure is not None or final
+                    else Snapshot(self, seq))
         if not self.history:
             snapshot.response  # noqa: B018 - no history: materialise while it is still true
         return snapshot

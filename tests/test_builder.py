@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llm_rx.builder import ResponseBuilder
+from llm_rx.builder import ResponseBuilder, Snapshot
 from llm_rx.events import BlockStart, Event, MessageStart, TextDelta, ThinkingDelta
 
 from .captures import CAPTURES, Capture
@@ -57,3 +58,63 @@ def test_builder_feed_all_text_deltas(deltas: list[Event]) -> None:
     together.feed_all(deltas)
     assert together.build() == _one_by_one(head + deltas).build()
     assert together._seq == len(head) + len(deltas)
+
+
+def _advanced(events: list[Event], cuts: list[int]) -> list[Snapshot]:
+    builder = ResponseBuilder()
+    points = sorted({0, len(events), *(c % (len(events) + 1) for c in cuts)})
+    snapshots: list[Snapshot] = []
+    for start, end in itertools.pairwise(points):
+        taken, failure = builder.advance_all(events[start:end])
+        assert failure is None
+        snapshots += taken
+    return snapshots
+
+
+@pytest.mark.parametrize("capture", CAPTURES[::4], ids=lambda c: c.name)
+@settings(max_examples=3, deadline=None)
+@given(cuts=st.lists(st.integers(0, 10_000), max_size=6))
+def test_builder_advance_all_in_any_lists_is_advance_one_by_one(
+    capture: Capture, cuts: list[int]
+) -> None:
+    # bug class: a shortcut for a read of text deltas that numbers them wrong, so an earlier
+    # snapshot sees later text (or misses its own)
+    events, _ = decode_events([capture.data], capture.provider)
+    one_by_one = ResponseBuilder()
+    expected = [one_by_one.advance(event) for event in events]
+    snapshots = _advanced(events, cuts)
+    assert [s.text for s in snapshots] == [s.text for s in expected]
+    for n in {*(c % (len(events) + 1) for c in cuts), len(events)}:
+        for at in (n - 2, n - 1):
+            if at >= 0:
+                assert snapshots[at].response == expected[at].response
+
+
+@pytest.mark.parametrize(
+    "deltas",
+    [
+        [TextDelta(0, "a"), TextDelta(0, "b")],  # the shortcut: one block, already started
+        [TextDelta(1, "a"), TextDelta(1, "b")],  # a block never started: implied
+        [TextDelta(0, "a"), TextDelta(1, "b")],  # two blocks
+        [ThinkingDelta(0, "a"), ThinkingDelta(0, "b")],  # a kind the block does not have
+    ],
+)
+def test_builder_advance_all_text_deltas(deltas: list[Event]) -> None:
+    head: list[Event] = [MessageStart("openai-chat", "m", None), BlockStart(0, "text")]
+    builder = ResponseBuilder()
+    builder.advance_all(head)
+    snapshots, failure = builder.advance_all(deltas)
+    one_by_one = ResponseBuilder()
+    expected = [one_by_one.advance(event) for event in head + deltas][len(head):]
+    assert failure is None
+    assert [s.response for s in snapshots] == [s.response for s in expected]
+    assert builder._seq == len(head) + len(deltas)
+
+
+def test_builder_advance_all_stops_at_an_event_it_cannot_feed() -> None:
+    builder = ResponseBuilder()
+    events: list[Any] = [MessageStart("x"), BlockStart(0, "text"), TextDelta(0, "a"),
+                         "not an event", TextDelta(0, "b")]
+    snapshots, failure = builder.advance_all(events)
+    assert isinstance(failure, KeyError)  # (no handler for it)
+    assert [s.text for s in snapshots] == ["", "", "a"]

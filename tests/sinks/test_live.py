@@ -253,8 +253,8 @@ def _run_threaded(frames: list[tuple[str, Snapshot, str]], view: type[LiveView])
             assert response.text.startswith(text)
             # Read again, fresh, from the builder after the stream ended: the frame's moment
             # is still what was rendered (``snapshot.response`` itself is cached).
-            again = Snapshot(snapshot._builder, snapshot._seq, snapshot.error, snapshot._final)
-            assert again.response.text == text
+            again = snapshot._builder._materialise(snapshot._seq, snapshot.error, snapshot._final)
+            assert again.text == text
 
 
 def test_live_subscription_scheduler_paces_frames_when_none_is_given() -> None:
