@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import httpx2
 import openai
@@ -13,6 +14,7 @@ import llm_rx
 from llm_rx import operators as lxo
 from llm_rx.events import Event, MessageStop, TextDelta
 from llm_rx.response import Response
+from llm_rx.sources import EventSource
 
 from .captures import capture
 from .loopback import serving
@@ -68,6 +70,34 @@ def test_dispose_stops_reading_and_nothing_arrives_after() -> None:
     assert len(seen) == 5
     assert completed == [True]
     assert pulled < len(data) // 256  # the rest of the body was never read
+
+
+def test_a_step_in_the_source_loop_that_fails_stops_the_reading() -> None:
+    data = capture("openai/chat-gpt41-nano-text.sse").data
+    reads = [data[start : start + 200] for start in range(0, len(data), 200)]
+    pulled = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal pulled
+        for read in reads:
+            pulled += 1
+            yield read
+
+    def steps(events: list[Event]) -> tuple[list[str], Exception | None]:
+        names = [type(event).__name__ for event in events]
+        if "TextDelta" in names:  # fails on its first text delta: what came before goes on
+            return names[: names.index("TextDelta")], ValueError("bad event")
+        return names, None
+
+    values: list[str] = []
+    ends: list[object] = []
+    source = llm_rx.from_bytes(chunks())
+    assert isinstance(source, EventSource)
+    source.subscribe_steps(steps, values.append, ends.append, lambda e: ends.append(("error", e)),
+                           lambda: ends.append("completed"))
+    assert values == ["MessageStart", "MetadataUpdate", "BlockStart"]
+    assert [str(end) for end in ends] == ["bad event"]
+    assert pulled < len(reads) // 2
 
 
 def test_subject_fed_bytes_decode_operator() -> None:

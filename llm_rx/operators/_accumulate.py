@@ -9,6 +9,7 @@ from reactivex import Observable, abc
 
 from ..builder import ResponseBuilder, Snapshot
 from ..events import Event
+from ..sources import EventSource
 
 __all__ = ["accumulate"]
 
@@ -57,6 +58,11 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
                     observer.on_next(builder.snapshot(final=True))
                 observer.on_completed()
 
+            if isinstance(source, EventSource):  # right after the source: no hop per event
+                return source.subscribe_steps(
+                    builder.advance_all, emit, observer.on_error, on_error, on_completed,
+                    scheduler,
+                )
             return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
 
         return reactivex.create(subscribe)

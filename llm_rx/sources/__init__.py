@@ -1,6 +1,6 @@
 """Sources: the only code that reads I/O. Each gives a cold observable of events."""
 
 from ._async import from_async_bytes
-from ._bytes import from_bytes, from_file, iter_file
+from ._bytes import EventSource, from_bytes, from_file, iter_file
 
-__all__ = ["from_async_bytes", "from_bytes", "from_file", "iter_file"]
+__all__ = ["EventSource", "from_async_bytes", "from_bytes", "from_file", "iter_file"]

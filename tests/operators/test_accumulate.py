@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import pytest
 import reactivex
@@ -15,7 +16,7 @@ from llm_rx.builder import Snapshot
 from llm_rx.errors import WireFormatError
 from llm_rx.events import BlockStart, MessageStart, MessageStop, TextDelta
 
-from ..captures import CAPTURES, Capture
+from ..captures import CAPTURES, Capture, capture
 
 on_next, on_completed, on_error = (
     ReactiveTest.on_next, ReactiveTest.on_completed, ReactiveTest.on_error
@@ -127,3 +128,67 @@ def test_accumulate_snapshot_before_message_start_keeps_its_provider() -> None:
     ).subscribe(snapshots.append)
     first = snapshots[0]
     assert first.response.provider == "unknown"
+
+
+# -- right after a source: the step runs in the source's own loop -------------------------
+
+
+def _reads(data: bytes, size: int) -> list[bytes]:
+    return [data[start : start + size] for start in range(0, len(data), size)]
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
+@pytest.mark.parametrize("size", [13, 500, 1 << 20])
+def test_accumulate_right_after_the_source_is_accumulate_after_any_source(
+    capture: Capture, size: int
+) -> None:
+    # bug class: the fused loop numbers a read's snapshots wrong or loses the end
+    reads = _reads(capture.data, size)
+    fused = llm_rx.from_bytes(reads, capture.provider).pipe(lxo.accumulate(), ops.to_list())
+    hop = llm_rx.from_bytes(reads, capture.provider).pipe(
+        ops.map(lambda event: event), lxo.accumulate(), ops.to_list()
+    )
+    got, expected = fused.run(), hop.run()
+    assert [s.text for s in got] == [s.text for s in expected]
+    for at in {0, len(got) // 2, len(got) - 2, len(got) - 1}:
+        assert got[at].response == expected[at].response
+
+
+def test_accumulate_right_after_the_source_keeps_what_came_before_a_bad_frame() -> None:
+    data = capture("openai/chat-gpt41-nano-text.sse").data
+    body = data[: data.index(b"data: [DONE]")] + b"data: {not json\n\n"
+    snapshots = _snapshots(body, "openai-chat")
+    assert isinstance(snapshots[-1].error, WireFormatError)
+    last = snapshots[-1].response
+    assert last.error is not None
+    assert last.error.raw == "{not json"
+    assert last.text == llm_rx.reassemble(data).text
+    assert not last.complete
+
+
+def test_accumulate_right_after_the_source_stops_reading_when_disposed() -> None:
+    reads = _reads(capture("openai/chat-gpt41-nano-text.sse").data, 64)
+    pulled = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal pulled
+        for read in reads:
+            pulled += 1
+            yield read
+
+    snapshots = llm_rx.from_bytes(chunks()).pipe(lxo.accumulate(), ops.take(3), ops.to_list())
+    assert len(snapshots.run()) == 3
+    assert pulled < len(reads) // 2
+
+
+def test_accumulate_right_after_the_source_lets_a_consumer_error_through() -> None:
+    class Boom(Exception):
+        pass
+
+    def consume(snapshot: Snapshot) -> None:
+        if snapshot.text:
+            raise Boom
+
+    source = llm_rx.from_bytes(capture("openai/chat-gpt41-nano-text.sse").data)
+    with pytest.raises(Boom):
+        source.pipe(lxo.accumulate()).subscribe(consume)
