@@ -53,6 +53,7 @@ _SKIPPED_DELTA = frozenset({"role", "channel", "token_id"})
 _CHOICE_FIELDS = frozenset(
     {"index", "delta", "finish_reason", "logprobs", "usage", "token_ids", "text"}
 )
+_OPENING_DELTA = _SKIPPED_DELTA | {"content", "refusal"}
 _KNOWN_DELTA = _SKIPPED_DELTA | {
     "content", "refusal", "tool_calls", "reasoning", "reasoning_content", "reasoning_details",
     "annotations", "function_call",
@@ -195,8 +196,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         if self._to_learn is not None:
             self._learn_layout(*self._to_learn)
             self._to_learn = None
-        layout = self._layout
-        if layout is None or frame[0] != 0x7B:  # not "{": [DONE], or no layout yet
+        if frame[0] != 0x7B:  # not "{": [DONE], or not a chunk
             self._event(SSEEvent("message", frame), out)
             return
         try:
@@ -204,7 +204,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         except orjson.JSONDecodeError:
             self._event(SSEEvent("message", frame), out)  # (the general path says why)
             return
-        if chunk.__class__ is dict and tuple(chunk) == layout.keys:
+        layout = self._layout
+        if layout is not None and chunk.__class__ is dict and tuple(chunk) == layout.keys:
             for key, value in layout.extras:
                 if chunk[key] != value:
                     break
@@ -368,7 +369,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
     def _open(self, choice: _Choice, out: list[Event], kind: Any, **fields: Any) -> int:
         index = self._next_block
         self._next_block += 1
-        out.append(BlockStart(index, kind, choice=choice.index, **fields))
+        out.append(BlockStart(index, kind, choice=choice.index, **fields) if fields
+                   else _new(BlockStart, (index, kind, None, None, choice.index, None, None)))
         choice.open.append(index)
         return index
 
@@ -417,6 +419,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                     choice.text = self._open(choice, out, "text")
                 out.append(_new(TextDelta, (choice.text, content)))
             return
+        if not content and not delta.get("refusal") and delta.keys() <= _OPENING_DELTA:
+            return  # the usual first delta (a role, an empty text): nothing to decode
         details = delta.get("reasoning_details")
         if details:
             self._reasoning_details(choice, details, delta, out)

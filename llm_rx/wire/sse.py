@@ -94,9 +94,12 @@ class SSEDecoder:
             self.recognised = True
             return [chunk[6:-2]] if len(chunk) > 8 else []
         if not self._started:
-            chunk = self._strip_bom(chunk)
-            if not chunk:
-                return []
+            if chunk[:1] == b"d" and not self._head:  # ("data:", no BOM to strip)
+                self._started = True
+            else:
+                chunk = self._strip_bom(chunk)
+                if not chunk:
+                    return []
         if self._skip_lf and chunk:
             self._skip_lf = False
             if chunk[:1] == b"\n":  # the "\n" of a "\r\n" split across chunks
