@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Callable
 from typing import Any
 
-import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
@@ -14,8 +13,57 @@ from ..errors import LlmRxError
 from ..events import Event
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import new_decoder, source_failed
+from ._source import EventSource
 
 __all__ = ["from_async_bytes"]
+
+
+class _AsyncSource(EventSource):
+    """Events from an async byte iterator, read by a task on the running event loop."""
+
+    def __init__(self, chunks: AsyncIterable[bytes], provider: str | None, max_frame: int) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._provider = provider
+        self._max_frame = max_frame
+
+    def _read(
+        self,
+        emit: Callable[[list[Event]], None],
+        stopped: Callable[[], bool],
+        end: Callable[[LlmRxError | None], None],
+        scheduler: abc.SchedulerBase | None,
+    ) -> abc.DisposableBase:
+        decoder = new_decoder(self._provider, self._max_frame)
+
+        async def pump() -> None:
+            iterator = self._chunks.__aiter__()
+            try:
+                while not stopped():
+                    try:
+                        chunk = await iterator.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as error:  # the byte source failed: a cut stream
+                        raise source_failed(error) from error
+                    emit(decoder.decode(bytes(chunk)))
+                else:
+                    return
+                emit(decoder.flush())
+            except LlmRxError as error:
+                emit(getattr(error, "events", []))
+                end(error)
+                return
+            end(None)
+
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(pump())
+
+        def cancel() -> None:
+            task.cancel()
+
+        return Disposable(cancel)
 
 
 def from_async_bytes(
@@ -29,40 +77,4 @@ def from_async_bytes(
     Subscribe from inside a running loop. Disposing cancels the reading task; nothing is
     emitted after that.
     """
-
-    def subscribe(
-        observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        decoder = new_decoder(provider, max_frame)
-
-        async def pump() -> None:
-            iterator = chunks.__aiter__()
-            try:
-                while True:
-                    try:
-                        chunk = await iterator.__anext__()
-                    except StopAsyncIteration:
-                        break
-                    except asyncio.CancelledError:
-                        raise
-                    except Exception as error:  # the byte source failed: a cut stream
-                        raise source_failed(error) from error
-                    for event in decoder.decode(bytes(chunk)):
-                        observer.on_next(event)
-                for event in decoder.flush():
-                    observer.on_next(event)
-            except LlmRxError as error:
-                for event in getattr(error, "events", ()):
-                    observer.on_next(event)
-                observer.on_error(error)
-                return
-            observer.on_completed()
-
-        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(pump())
-
-        def cancel() -> None:
-            task.cancel()
-
-        return Disposable(cancel)
-
-    return reactivex.create(subscribe)
+    return _AsyncSource(chunks, provider, max_frame)

@@ -1,0 +1,99 @@
+"""The observable every source gives: events, read per subscription, fusable with a step."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable, Disposable
+
+from ..errors import LlmRxError
+from ..events import Event
+
+__all__ = ["EventSource", "Steps"]
+
+_T = TypeVar("_T")
+
+#: Maps one read's events to one value per event: the values of the events up to the first
+#: it failed on, and that failure (``None`` when none failed).
+Steps = Callable[[list[Event]], tuple[list[_T], Exception | None]]
+
+
+class EventSource(Observable[Event]):
+    """A cold observable of the events decoded from a byte source.
+
+    Besides ``subscribe``, it can run a step over each read's events in its own loop
+    (:meth:`subscribe_steps`), so an operator such as ``accumulate()`` costs no observer hop
+    per event when it sits right after the source.
+    """
+
+    def _subscribe_core(
+        self, observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        return self.subscribe_steps(
+            None, observer.on_next, observer.on_error, observer.on_error, observer.on_completed,
+            scheduler,
+        )
+
+    def subscribe_steps(
+        self,
+        steps: Steps[_T] | None,
+        on_next: Callable[[_T], None],
+        on_step_error: Callable[[Exception], None],
+        on_error: Callable[[Exception], None],
+        on_completed: Callable[[], None],
+        scheduler: abc.SchedulerBase | None = None,
+    ) -> abc.DisposableBase:
+        """Subscribe with ``steps`` run on each read's events in the source's own loop:
+        ``on_next`` gets the values, then ``on_completed()`` is called; a decoding error goes
+        to ``on_error`` after the values of the events before it. When ``steps`` fails on an
+        event, the values before it are passed on, then the reading stops and the failure
+        goes to ``on_step_error``. With no ``steps``, ``on_next`` gets the events themselves.
+
+        Disposing the result stops the reading. The callbacks are called as given: pass an
+        operator's downstream observer's, which keep the observer grammar.
+        """
+        disposed = False
+
+        def stopped() -> bool:
+            return disposed
+
+        def emit(events: list[Any]) -> None:
+            nonlocal disposed
+            values, failure = (events, None) if steps is None else steps(events)
+            for value in values:
+                if disposed:
+                    return
+                on_next(value)
+            if failure is not None and not disposed:
+                disposed = True
+                on_step_error(failure)
+
+        def end(error: LlmRxError | None) -> None:
+            if disposed:
+                return
+            if error is None:
+                on_completed()
+            else:
+                on_error(error)
+
+        def dispose() -> None:
+            nonlocal disposed
+            disposed = True
+
+        reading = self._read(emit, stopped, end, scheduler)
+        return CompositeDisposable(Disposable(dispose), reading)
+
+    @abstractmethod
+    def _read(
+        self,
+        emit: Callable[[list[Event]], None],
+        stopped: Callable[[], bool],
+        end: Callable[[LlmRxError | None], None],
+        scheduler: abc.SchedulerBase | None,
+    ) -> abc.DisposableBase:
+        """Start reading: ``emit`` each read's events (those before a decoding error too),
+        then ``end`` with the error or ``None``; stop early once ``stopped()``. Returns what
+        cancels the reading."""
