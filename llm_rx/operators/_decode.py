@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import reactivex
 from reactivex import Observable, abc
 
 from ..errors import LlmRxError
 from ..events import Event
+from ..sources import EventSource
 from ..sources._engine import new_decoder
 from ..wire.sse import DEFAULT_MAX_FRAME
 
@@ -32,44 +32,59 @@ def decode(
     """
 
     def operator(source: Observable[bytes]) -> Observable[Event]:
-        def subscribe(
-            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            decoder = new_decoder(provider, max_frame)
-            failed = False
-
-            def fail(error: Exception) -> None:
-                nonlocal failed
-                failed = True
-                for event in getattr(error, "events", ()):
-                    observer.on_next(event)
-                observer.on_error(error)
-
-            def on_next(chunk: bytes) -> None:
-                if failed:
-                    return
-                try:
-                    events = decoder.decode(bytes(chunk))
-                except LlmRxError as error:
-                    fail(error)
-                    return
-                for event in events:
-                    observer.on_next(event)
-
-            def on_completed() -> None:
-                if failed:
-                    return
-                try:
-                    events = decoder.flush()
-                except LlmRxError as error:
-                    fail(error)
-                    return
-                for event in events:
-                    observer.on_next(event)
-                observer.on_completed()
-
-            return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
-
-        return reactivex.create(subscribe)
+        return _Decoded(source, provider, max_frame)
 
     return operator
+
+
+class _Decoded(EventSource):
+    """The events of the byte chunks an upstream observable gives (``decode()``)."""
+
+    def __init__(self, source: Observable[bytes], provider: str | None, max_frame: int) -> None:
+        super().__init__()
+        self._source = source
+        self._provider = provider
+        self._max_frame = max_frame
+
+    def _read(
+        self,
+        emit: Callable[[list[Event]], None],
+        stopped: Callable[[], bool],
+        end: Callable[[Exception | None], None],
+        scheduler: abc.SchedulerBase | None,
+    ) -> abc.DisposableBase:
+        decoder = new_decoder(self._provider, self._max_frame)
+        failed = False
+
+        def fail(error: LlmRxError) -> None:
+            nonlocal failed
+            failed = True
+            emit(getattr(error, "events", []))
+            end(error)
+
+        def on_next(chunk: bytes) -> None:
+            if failed or stopped():
+                return
+            try:
+                events = decoder.decode(bytes(chunk))
+            except LlmRxError as error:
+                fail(error)
+                return
+            emit(events)
+
+        def on_error(error: Exception) -> None:
+            if not failed:
+                end(error)
+
+        def on_completed() -> None:
+            if failed:
+                return
+            try:
+                events = decoder.flush()
+            except LlmRxError as error:
+                fail(error)
+                return
+            emit(events)
+            end(None)
+
+        return self._source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)

@@ -31,7 +31,7 @@ class _AsyncSource(EventSource):
         self,
         emit: Callable[[list[Event]], None],
         stopped: Callable[[], bool],
-        end: Callable[[LlmRxError | None], None],
+        end: Callable[[Exception | None], None],
         scheduler: abc.SchedulerBase | None,
     ) -> abc.DisposableBase:
         decoder = new_decoder(self._provider, self._max_frame)

@@ -41,7 +41,7 @@ class _BytesSource(EventSource):
         self,
         emit: Callable[[list[Event]], None],
         stopped: Callable[[], bool],
-        end: Callable[[LlmRxError | None], None],
+        end: Callable[[Exception | None], None],
         scheduler: abc.SchedulerBase | None,
     ) -> abc.DisposableBase:
         def run(_: abc.SchedulerBase, __: Any = None) -> None:

@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 
-from ..errors import LlmRxError
 from ..events import Event
 
 __all__ = ["EventSource", "Steps"]
@@ -71,7 +70,7 @@ class EventSource(Observable[Event]):
                 disposed = True
                 on_step_error(failure)
 
-        def end(error: LlmRxError | None) -> None:
+        def end(error: Exception | None) -> None:
             if disposed:
                 return
             if error is None:
@@ -91,7 +90,7 @@ class EventSource(Observable[Event]):
         self,
         emit: Callable[[list[Event]], None],
         stopped: Callable[[], bool],
-        end: Callable[[LlmRxError | None], None],
+        end: Callable[[Exception | None], None],
         scheduler: abc.SchedulerBase | None,
     ) -> abc.DisposableBase:
         """Start reading: ``emit`` each read's events (those before a decoding error too),

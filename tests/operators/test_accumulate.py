@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import reactivex
 from reactivex import operators as ops
+from reactivex.subject import Subject
 from reactivex.testing import ReactiveTest, TestScheduler
 
 import llm_rx
@@ -237,3 +238,51 @@ def test_accumulate_right_after_an_async_source_keeps_what_came_before_a_bad_fra
     assert got[-1].response == llm_rx.reassemble(body)
     assert got[-1].response.text == llm_rx.reassemble(data).text
     assert isinstance(got[-1].error, WireFormatError)
+
+
+@pytest.mark.parametrize("capture", CAPTURES[::3], ids=lambda c: c.name)
+def test_accumulate_right_after_decode_is_accumulate_after_any_source(capture: Capture) -> None:
+    def run(hop: bool) -> list[Snapshot]:
+        bus: Subject[bytes] = Subject()
+        snapshots: list[Snapshot] = []
+        pipeline = [lxo.decode(capture.provider), ops.map(lambda e: e)] if hop else [
+            lxo.decode(capture.provider)]
+        bus.pipe(*pipeline, lxo.accumulate()).subscribe(snapshots.append)  # type: ignore[call-overload]
+        for read in _reads(capture.data, 500):
+            bus.on_next(read)
+        bus.on_completed()
+        return snapshots
+
+    got, expected = run(hop=False), run(hop=True)
+    assert [s.text for s in got] == [s.text for s in expected]
+    assert got[-1].response == expected[-1].response
+
+
+def test_accumulate_right_after_decode_ends_at_a_bad_frame_and_reads_no_more() -> None:
+    data = capture("openai/chat-gpt41-nano-text.sse").data
+    good = data[: data.index(b"data: [DONE]")]
+    bus: Subject[bytes] = Subject()
+    snapshots: list[Snapshot] = []
+    ends: list[str] = []
+    bus.pipe(lxo.decode(), lxo.accumulate()).subscribe(
+        snapshots.append, lambda e: ends.append("error"), lambda: ends.append("completed")
+    )
+    bus.on_next(good + b"data: {not json\n\n")
+    bus.on_next(b"data: [DONE]\n\n")  # after the error: nothing more is read
+    bus.on_completed()
+    assert ends == ["completed"]
+    assert isinstance(snapshots[-1].error, WireFormatError)
+    assert snapshots[-1].response == llm_rx.reassemble(good + b"data: {not json\n\n")
+
+
+def test_accumulate_right_after_decode_passes_an_upstream_error_on() -> None:
+    data = capture("openai/chat-gpt41-nano-text.sse").data
+    bus: Subject[bytes] = Subject()
+    snapshots: list[Snapshot] = []
+    bus.pipe(lxo.decode(), lxo.accumulate()).subscribe(snapshots.append)
+    bus.on_next(data[:600])
+    bus.on_error(ConnectionResetError("peer went away"))
+    last = snapshots[-1].response
+    assert not last.complete
+    assert last.stop_reason == "interrupted"
+    assert "peer went away" in str(last.error)
