@@ -126,6 +126,18 @@ def accumulate(chunks: list[bytes]) -> Response:
     return response
 
 
+def accumulate_behind_map(chunks: list[bytes]) -> Response:
+    """The same behind another operator: not fused with the source, one more hop per event."""
+    last: list[Any] = []
+    llm_rx.from_bytes(chunks).pipe(ops.map(_same), lxo.accumulate()).subscribe(last.append)
+    response: Response = last[-1].response
+    return response
+
+
+def _same(event: Event) -> Event:
+    return event
+
+
 # -- the official SDKs' helpers, end to end over a mock transport (optional extras) ----------
 
 
@@ -269,13 +281,15 @@ def peak_memory(name: str, stream: str, n: int) -> int:
 _Case = tuple[str, Callable[[], bytes], Contender, dict[str, Contender]]
 
 
-def _cases(n: int) -> list[_Case]:
-    """Each stream: its title, how to make its body, its floor, the SDK helpers to run."""
-    openai_sdks: dict[str, Contender] = {"openai (sdk)": openai_sdk} if _available("openai") else {}
+def _cases(n: int, sdks: bool = True) -> list[_Case]:
+    """Each stream: its title, how to make its body, its floor, the SDK helpers to run (the
+    installed ones, imported here, outside the timing; none if not ``sdks``)."""
+    openai_sdks: dict[str, Contender] = (
+        {"openai (sdk)": openai_sdk} if sdks and _available("openai") else {})
     if openai_sdks and _available("litellm"):
         openai_sdks["litellm (sdk)"] = litellm_sdk
     anthropic_sdks: dict[str, Contender] = (
-        {"anthropic (sdk)": anthropic_sdk} if _available("anthropic") else {})
+        {"anthropic (sdk)": anthropic_sdk} if sdks and _available("anthropic") else {})
     floors: list[Contender] = [floor_openai, floor_anthropic, floor_openai_tools, floor_gemini,
                                floor_ollama]
     return list(zip(
@@ -298,14 +312,16 @@ def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
         "llm_rx.reassemble": reassemble,
         "pipeline (3 sinks)": pipeline,
         "accumulate()": accumulate,
+        "accumulate() after map": accumulate_behind_map,
         **sdks,
     }
     result, times = measure(contenders, streams.chunked(make_body()), rounds, slow_rounds)
     for name, seconds in result.items():
         print(f"{title:34} {name:22} {seconds * 1e3:8.1f}ms "
               f"{ratio(times, name, 'floor'):7.2f}x")
-    print(f"{title:34} {'accumulate / reassemble':22} {'':>10} "
-          f"{ratio(times, 'accumulate()', 'llm_rx.reassemble'):7.2f}x")
+    for name in ("accumulate()", "accumulate() after map"):
+        print(f"{title:34} {name.replace('()', '') + ' / reassemble':34} "
+              f"{ratio(times, name, 'llm_rx.reassemble'):7.2f}x")
 
 
 def run_latency() -> None:

@@ -1,0 +1,23 @@
+"""The benchmark's contenders do the work they are timed for, on small streams of each kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import run, streams
+
+
+@pytest.mark.parametrize("number", range(5))
+def test_every_llm_rx_contender_gives_the_reassembled_response(number: int) -> None:
+    title, make_body, floor, _ = run._cases(300, sdks=False)[number]
+    chunks = streams.chunked(make_body())
+    expected = run.reassemble(chunks)
+    assert expected.complete, title
+    for contender in (run.pipeline, run.accumulate, run.accumulate_behind_map):
+        assert contender(chunks) == expected, (title, contender.__name__)
+    text = floor(chunks)  # the floor collects what the reply's blocks hold
+    if isinstance(text, dict):
+        assert sorted(text.values()) == sorted(b.raw_arguments for b in expected.content)
+    else:
+        assert text == "".join(getattr(b, "text", "") or getattr(b, "raw_arguments", "")
+                               for b in expected.content)
