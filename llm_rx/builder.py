@@ -279,9 +279,9 @@ class ResponseBuilder:
         acc = self._one_block(events)
         if acc is not None:  # the usual read: appended and numbered at C level
             seqs = range(self._seq + 1, self._seq + len(events) + 1)
-            self._seq += len(events)
-            acc.parts.extend(map(_TEXT, events))
+            acc.parts.extend(map(_TEXT, events))  # (then their numbers, as ``advance`` does)
             acc.seqs.extend(seqs)
+            self._seq += len(events)
             return list(map(Snapshot, repeat(self), seqs)), None
         snapshots: list[Snapshot] = []
         advance = self.advance

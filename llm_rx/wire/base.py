@@ -166,6 +166,10 @@ def shape_error(error: Exception, frame: Any) -> WireFormatError:
     )
 
 
+_LAYOUTS: dict[frozenset[str], dict[tuple[str, ...], tuple[str, ...]]] = {}
+_LAYOUTS_KEPT = 64  # layouts per set of known fields, keys per layout (they come from the wire)
+
+
 class ChangedFields:
     """The fields of a stream of objects outside a known set, reporting those that changed.
 
@@ -174,19 +178,27 @@ class ChangedFields:
     does not erase a value.
     """
 
-    __slots__ = ("_extra_keys", "_keys", "known", "values")
+    __slots__ = ("_extra_keys", "_keys", "_layouts", "known", "values")
 
     def __init__(self, known: frozenset[str]) -> None:
         self.known = known
         self.values: dict[str, Any] = {}
         self._keys: tuple[str, ...] = ()
         self._extra_keys: tuple[str, ...] = ()
+        # Key layouts seen by any stream, with their fields outside ``known``: a new stream
+        # (whose first frames are on the way to its first delta) finds its layout here.
+        self._layouts = _LAYOUTS.setdefault(known, {})
 
     def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         keys = tuple(obj)
         if keys != self._keys:
             self._keys = keys
-            self._extra_keys = tuple(key for key in keys if key not in self.known)
+            extra = self._layouts.get(keys)
+            if extra is None:
+                extra = tuple(key for key in keys if key not in self.known)
+                if len(self._layouts) < _LAYOUTS_KEPT and len(keys) <= _LAYOUTS_KEPT:
+                    self._layouts[keys] = extra
+            self._extra_keys = extra
         changed: dict[str, Any] | None = None
         values = self.values
         for key in self._extra_keys:

@@ -304,8 +304,11 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                 self._choice(raw_choice, out)
         self._usage(chunk, out)
         if self.fast_path and choices and len(choices) == 1:
-            # Learnt when the next frame arrives, not now: this frame's events go out first.
-            self._to_learn = (chunk, choices[0], data)
+            raw = choices[0]
+            delta = raw.get("delta") if raw.__class__ is dict else None
+            if delta.__class__ is dict and len(delta) == 1:  # (see ``_learn_layout``)
+                # Learnt when the next frame arrives, not now: this frame's events go out first.
+                self._to_learn = (chunk, raw, data)
 
     def _learn_layout(self, chunk: dict[str, Any], raw: Any, data: bytes) -> None:
         """Remember the shape of a plain text or argument-fragment chunk for :meth:`_data`
