@@ -8,8 +8,12 @@ from reactivex import Observable, compose
 from reactivex import operators as ops
 
 from ..events import Event, TextDelta
+from ._fused import fused, texts_of
 
 __all__ = ["text_only"]
+
+
+_TEXTS = texts_of(TextDelta)  # (right after a source: no hop per event)
 
 
 def _is_text(event: Event) -> bool:
@@ -30,4 +34,4 @@ def text_only() -> Callable[[Observable[Event]], Observable[str]]:
         text_only()
         result:  -------"Hel"-----"lo"------|
     """
-    return compose(ops.filter(_is_text), ops.map(_text))
+    return fused(_TEXTS, compose(ops.filter(_is_text), ops.map(_text)))

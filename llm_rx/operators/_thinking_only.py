@@ -8,8 +8,12 @@ from reactivex import Observable, compose
 from reactivex import operators as ops
 
 from ..events import Event, ThinkingDelta
+from ._fused import fused, texts_of
 
 __all__ = ["thinking_only"]
+
+
+_TEXTS = texts_of(ThinkingDelta)  # (right after a source: no hop per event)
 
 
 def _is_thinking(event: Event) -> bool:
@@ -30,4 +34,4 @@ def thinking_only() -> Callable[[Observable[Event]], Observable[str]]:
         thinking_only()
         result:  -----"Let"-----" me"------------------|
     """
-    return compose(ops.filter(_is_thinking), ops.map(_text))
+    return fused(_TEXTS, compose(ops.filter(_is_thinking), ops.map(_text)))

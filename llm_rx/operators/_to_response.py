@@ -10,6 +10,7 @@ from reactivex import Observable, abc
 from ..builder import ResponseBuilder
 from ..events import Event
 from ..response import Response
+from ..sources import EventSource
 
 __all__ = ["to_response"]
 
@@ -53,6 +54,11 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
             def on_completed() -> None:
                 finish()
 
+            if isinstance(source, EventSource):  # right after a source: a read at a time
+                return source.subscribe_steps(
+                    lambda events: _fed(builder, events), observer.on_next, observer.on_error,
+                    on_error, on_completed, scheduler,
+                )
             return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
 
         return reactivex.create(subscribe)
@@ -60,3 +66,10 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
     return operator
 
 
+def _fed(builder: ResponseBuilder, events: list[Event]) -> tuple[list[Response], Exception | None]:
+    """Feed a read's events (no value before the end)."""
+    try:
+        builder.feed_all(events)
+    except Exception as error:  # noqa: BLE001 - a malformed event, for the caller
+        return [], error
+    return [], None

@@ -15,8 +15,9 @@ __all__ = ["EventSource", "Steps"]
 
 _T = TypeVar("_T")
 
-#: Maps one read's events to one value per event: the values of the events up to the first
-#: it failed on, and that failure (``None`` when none failed).
+#: Maps one read's events to values (for ``accumulate()``, one per event; for
+#: ``to_response()``, none): the values of the events up to the first it failed on, and that
+#: failure (``None`` when none failed).
 Steps = Callable[[list[Event]], tuple[list[_T], Exception | None]]
 
 
@@ -24,8 +25,8 @@ class EventSource(Observable[Event]):
     """A cold observable of the events decoded from a byte source.
 
     Besides ``subscribe``, it can run a step over each read's events in its own loop
-    (:meth:`subscribe_steps`), so an operator such as ``accumulate()`` costs no observer hop
-    per event when it sits right after the source.
+    (:meth:`subscribe_steps`), so an operator such as ``accumulate()``, ``to_response()`` or
+    ``text_only()`` costs no observer hop per event when it sits right after the source.
     """
 
     def _subscribe_core(
@@ -46,10 +47,11 @@ class EventSource(Observable[Event]):
         scheduler: abc.SchedulerBase | None = None,
     ) -> abc.DisposableBase:
         """Subscribe with ``steps`` run on each read's events in the source's own loop:
-        ``on_next`` gets the values, then ``on_completed()`` is called; a decoding error goes
-        to ``on_error`` after the values of the events before it. When ``steps`` fails on an
-        event, the values before it are passed on, then the reading stops and the failure
-        goes to ``on_step_error``. With no ``steps``, ``on_next`` gets the events themselves.
+        ``on_next`` gets their values, then ``on_completed()`` is called; a decoding error
+        goes to ``on_error`` after the values of the events before it. When ``steps`` fails
+        on an event, the values of those before it are passed on, then the reading stops and
+        the failure goes to ``on_step_error``. With no ``steps``, ``on_next`` gets the events
+        themselves.
 
         Disposing the result stops the reading. The callbacks are called as given: pass an
         operator's downstream observer's, which keep the observer grammar.
