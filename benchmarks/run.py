@@ -105,6 +105,13 @@ def reassemble(chunks: list[bytes]) -> Response:
     return llm_rx.reassemble(chunks)
 
 
+def to_response(chunks: list[bytes]) -> Response:
+    """The Rx way to the same response: the source, then ``to_response()``."""
+    results: list[Response] = []
+    llm_rx.from_bytes(chunks).pipe(lxo.to_response()).subscribe(results.append)
+    return results[0]
+
+
 def pipeline(chunks: list[bytes]) -> Response:
     """One upstream read shared by text_only, merge_usage and to_response."""
     published = llm_rx.from_bytes(chunks).pipe(ops.publish())
@@ -310,6 +317,7 @@ def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
     contenders: dict[str, Contender] = {
         "floor": floor,
         "llm_rx.reassemble": reassemble,
+        "to_response()": to_response,
         "pipeline (3 sinks)": pipeline,
         "accumulate()": accumulate,
         "accumulate() after map": accumulate_behind_map,
