@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from llm_rx.errors import LlmRxError
 from llm_rx.events import Event
@@ -34,3 +34,21 @@ def outcome(chunks: Iterable[bytes], provider: str | None = None) -> tuple[objec
     if error is None:
         return (events, None)
     return (events, type(error), error.message, error.raw)
+
+
+def reads_of(data: bytes, size: int) -> list[bytes]:
+    """``data`` in reads of ``size`` bytes (the last one shorter)."""
+    return [data[start : start + size] for start in range(0, len(data), size)]
+
+
+class CountedReads:
+    """A body's reads, as a one-shot iterable that counts the reads taken from it."""
+
+    def __init__(self, data: bytes, size: int) -> None:
+        self.reads = reads_of(data, size)
+        self.pulled = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for read in self.reads:
+            self.pulled += 1
+            yield read

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import httpx2
 import openai
@@ -17,6 +16,7 @@ from llm_rx.response import Response
 from llm_rx.sources import EventSource
 
 from .captures import capture
+from .helpers import CountedReads
 from .loopback import serving
 
 
@@ -73,15 +73,7 @@ def test_dispose_stops_reading_and_nothing_arrives_after() -> None:
 
 
 def test_a_step_in_the_source_loop_that_fails_stops_the_reading() -> None:
-    data = capture("openai/chat-gpt41-nano-text.sse").data
-    reads = [data[start : start + 200] for start in range(0, len(data), 200)]
-    pulled = 0
-
-    def chunks() -> Iterator[bytes]:
-        nonlocal pulled
-        for read in reads:
-            pulled += 1
-            yield read
+    reads = CountedReads(capture("openai/chat-gpt41-nano-text.sse").data, 200)
 
     def steps(events: list[Event]) -> tuple[list[str], Exception | None]:
         names = [type(event).__name__ for event in events]
@@ -91,13 +83,13 @@ def test_a_step_in_the_source_loop_that_fails_stops_the_reading() -> None:
 
     values: list[str] = []
     ends: list[object] = []
-    source = llm_rx.from_bytes(chunks())
+    source = llm_rx.from_bytes(reads)
     assert isinstance(source, EventSource)
     source.subscribe_steps(steps, values.append, ends.append, lambda e: ends.append(("error", e)),
                            lambda: ends.append("completed"))
     assert values == ["MessageStart", "MetadataUpdate", "BlockStart"]
     assert [str(end) for end in ends] == ["bad event"]
-    assert pulled < len(reads) // 2
+    assert reads.pulled < len(reads.reads) // 2
 
 
 def test_subject_fed_bytes_decode_operator() -> None:

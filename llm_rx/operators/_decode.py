@@ -9,7 +9,7 @@ from reactivex import Observable, abc
 from ..errors import LlmRxError
 from ..events import Event
 from ..sources import EventSource
-from ..sources._engine import new_decoder
+from ..sources._source import Reading
 from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["decode"]
@@ -41,19 +41,12 @@ class _Decoded(EventSource):
     """The events of the byte chunks an upstream observable gives (``decode()``)."""
 
     def __init__(self, source: Observable[bytes], provider: str | None, max_frame: int) -> None:
-        super().__init__()
+        super().__init__(provider, max_frame)
         self._source = source
-        self._provider = provider
-        self._max_frame = max_frame
 
-    def _read(
-        self,
-        emit: Callable[[list[Event]], None],
-        stopped: Callable[[], bool],
-        end: Callable[[Exception | None], None],
-        scheduler: abc.SchedulerBase | None,
-    ) -> abc.DisposableBase:
-        decoder = new_decoder(self._provider, self._max_frame)
+    def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
+        decoder = self._decoder()
+        emit, stopped, end = reading
         failed = False
 
         def fail(error: LlmRxError) -> None:

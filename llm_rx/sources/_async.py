@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, Callable
+from collections.abc import AsyncIterable
 from typing import Any
 
 from reactivex import Observable, abc
@@ -12,8 +12,8 @@ from reactivex.disposable import Disposable
 from ..errors import LlmRxError
 from ..events import Event
 from ..wire.sse import DEFAULT_MAX_FRAME
-from ._engine import new_decoder, source_failed
-from ._source import EventSource
+from ._engine import source_failed
+from ._source import EventSource, Reading
 
 __all__ = ["from_async_bytes"]
 
@@ -22,19 +22,12 @@ class _AsyncSource(EventSource):
     """Events from an async byte iterator, read by a task on the running event loop."""
 
     def __init__(self, chunks: AsyncIterable[bytes], provider: str | None, max_frame: int) -> None:
-        super().__init__()
+        super().__init__(provider, max_frame)
         self._chunks = chunks
-        self._provider = provider
-        self._max_frame = max_frame
 
-    def _read(
-        self,
-        emit: Callable[[list[Event]], None],
-        stopped: Callable[[], bool],
-        end: Callable[[Exception | None], None],
-        scheduler: abc.SchedulerBase | None,
-    ) -> abc.DisposableBase:
-        decoder = new_decoder(self._provider, self._max_frame)
+    def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
+        decoder = self._decoder()
+        emit, stopped, end = reading
 
         async def pump() -> None:
             iterator = self._chunks.__aiter__()

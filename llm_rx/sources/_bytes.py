@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from reactivex import Observable, abc
@@ -12,8 +12,8 @@ from reactivex.scheduler import CurrentThreadScheduler
 from ..errors import LlmRxError
 from ..events import Event
 from ..wire.sse import DEFAULT_MAX_FRAME
-from ._engine import decode_all, new_decoder
-from ._source import EventSource
+from ._engine import decode_all
+from ._source import EventSource, Reading
 
 __all__ = ["from_bytes", "from_file", "iter_file"]
 
@@ -32,27 +32,19 @@ class _BytesSource(EventSource):
     """Events from a byte iterable (or a callable giving one), read on a scheduler."""
 
     def __init__(self, chunks: Any, provider: str | None, max_frame: int) -> None:
-        super().__init__()
+        super().__init__(provider, max_frame)
         self._chunks = chunks
-        self._provider = provider
-        self._max_frame = max_frame
 
-    def _read(
-        self,
-        emit: Callable[[list[Event]], None],
-        stopped: Callable[[], bool],
-        end: Callable[[Exception | None], None],
-        scheduler: abc.SchedulerBase | None,
-    ) -> abc.DisposableBase:
+    def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         def run(_: abc.SchedulerBase, __: Any = None) -> None:
             try:
                 chunks = self._chunks
                 source = chunks() if callable(chunks) else chunks
-                decode_all(new_decoder(self._provider, self._max_frame), source, emit, stopped)
+                decode_all(self._decoder(), source, reading.emit, reading.stopped)
             except LlmRxError as error:  # (a failing byte source arrives as one too)
-                end(error)
+                reading.end(error)
                 return
-            end(None)
+            reading.end(None)
 
         return (scheduler or CurrentThreadScheduler.singleton()).schedule(run)
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 
 from ..events import Event
+from ..wire.base import Decoder
+from ..wire.sse import DEFAULT_MAX_FRAME
+from ._engine import new_decoder
 
-__all__ = ["EventSource", "Steps"]
+__all__ = ["EventSource", "Reading", "Steps"]
 
 _T = TypeVar("_T")
 
@@ -21,6 +24,14 @@ _T = TypeVar("_T")
 Steps = Callable[[list[Event]], tuple[list[_T], Exception | None]]
 
 
+class Reading(NamedTuple):
+    """Where a source's reading reports: each read's events, whether to stop, the end."""
+
+    emit: Callable[[list[Event]], None]
+    stopped: Callable[[], bool]
+    end: Callable[[Exception | None], None]  # (the decoding error, or ``None``)
+
+
 class EventSource(Observable[Event]):
     """A cold observable of the events decoded from a byte source.
 
@@ -28,6 +39,11 @@ class EventSource(Observable[Event]):
     (:meth:`subscribe_steps`), so an operator such as ``accumulate()``, ``to_response()`` or
     ``text_only()`` costs no observer hop per event when it sits right after the source.
     """
+
+    def __init__(self, provider: str | None = None, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        super().__init__()
+        self._provider = provider
+        self._max_frame = max_frame
 
     def _subscribe_core(
         self, observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
@@ -84,17 +100,15 @@ class EventSource(Observable[Event]):
             nonlocal disposed
             disposed = True
 
-        reading = self._read(emit, stopped, end, scheduler)
+        reading = self._read(Reading(emit, stopped, end), scheduler)
         return CompositeDisposable(Disposable(dispose), reading)
 
+    def _decoder(self) -> Decoder:
+        """A fresh decoder for a subscription."""
+        return new_decoder(self._provider, self._max_frame)
+
     @abstractmethod
-    def _read(
-        self,
-        emit: Callable[[list[Event]], None],
-        stopped: Callable[[], bool],
-        end: Callable[[Exception | None], None],
-        scheduler: abc.SchedulerBase | None,
-    ) -> abc.DisposableBase:
-        """Start reading: ``emit`` each read's events (those before a decoding error too),
-        then ``end`` with the error or ``None``; stop early once ``stopped()``. Returns what
-        cancels the reading."""
+    def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
+        """Start reading: ``reading.emit`` each read's events (those before a decoding error
+        too), then ``reading.end`` with the error or ``None``; stop early once
+        ``reading.stopped()``. Returns what cancels the reading."""

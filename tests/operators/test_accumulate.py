@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 import reactivex
@@ -19,6 +19,7 @@ from llm_rx.errors import WireFormatError
 from llm_rx.events import BlockStart, MessageStart, MessageStop, TextDelta
 
 from ..captures import CAPTURES, Capture, capture
+from ..helpers import CountedReads, reads_of
 
 on_next, on_completed, on_error = (
     ReactiveTest.on_next, ReactiveTest.on_completed, ReactiveTest.on_error
@@ -135,17 +136,13 @@ def test_accumulate_snapshot_before_message_start_keeps_its_provider() -> None:
 # -- right after a source: the step runs in the source's own loop -------------------------
 
 
-def _reads(data: bytes, size: int) -> list[bytes]:
-    return [data[start : start + size] for start in range(0, len(data), size)]
-
-
 @pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
 @pytest.mark.parametrize("size", [13, 500, 1 << 20])
 def test_accumulate_right_after_the_source_is_accumulate_after_any_source(
     capture: Capture, size: int
 ) -> None:
     # bug class: the fused loop numbers a read's snapshots wrong or loses the end
-    reads = _reads(capture.data, size)
+    reads = reads_of(capture.data, size)
     fused = llm_rx.from_bytes(reads, capture.provider).pipe(lxo.accumulate(), ops.to_list())
     hop = llm_rx.from_bytes(reads, capture.provider).pipe(
         ops.map(lambda event: event), lxo.accumulate(), ops.to_list()
@@ -169,18 +166,10 @@ def test_accumulate_right_after_the_source_keeps_what_came_before_a_bad_frame() 
 
 
 def test_accumulate_right_after_the_source_stops_reading_when_disposed() -> None:
-    reads = _reads(capture("openai/chat-gpt41-nano-text.sse").data, 64)
-    pulled = 0
-
-    def chunks() -> Iterator[bytes]:
-        nonlocal pulled
-        for read in reads:
-            pulled += 1
-            yield read
-
-    snapshots = llm_rx.from_bytes(chunks()).pipe(lxo.accumulate(), ops.take(3), ops.to_list())
+    reads = CountedReads(capture("openai/chat-gpt41-nano-text.sse").data, 64)
+    snapshots = llm_rx.from_bytes(reads).pipe(lxo.accumulate(), ops.take(3), ops.to_list())
     assert len(snapshots.run()) == 3
-    assert pulled < len(reads) // 2
+    assert reads.pulled < len(reads.reads) // 2
 
 
 def test_accumulate_right_after_the_source_lets_a_consumer_error_through() -> None:
@@ -203,7 +192,7 @@ def test_accumulate_right_after_an_async_source_is_accumulate_after_any_source(
     name: str,
 ) -> None:
     data = capture(name).data
-    reads = [*_reads(data, 300), b""]  # (an empty read changes nothing)
+    reads = [*reads_of(data, 300), b""]  # (an empty read changes nothing)
 
     async def chunks() -> AsyncIterator[bytes]:
         for read in reads:
@@ -248,7 +237,7 @@ def test_accumulate_right_after_decode_is_accumulate_after_any_source(capture: C
         pipeline = [lxo.decode(capture.provider), ops.map(lambda e: e)] if hop else [
             lxo.decode(capture.provider)]
         bus.pipe(*pipeline, lxo.accumulate()).subscribe(snapshots.append)  # type: ignore[call-overload]
-        for read in _reads(capture.data, 500):
+        for read in reads_of(capture.data, 500):
             bus.on_next(read)
         bus.on_completed()
         return snapshots

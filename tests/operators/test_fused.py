@@ -16,6 +16,7 @@ from llm_rx.errors import WireFormatError
 from llm_rx.events import Event
 
 from ..captures import CAPTURES, Capture, capture
+from ..helpers import reads_of
 
 Operator = Callable[[Observable[Event]], Observable[Any]]
 OPERATORS: dict[str, Callable[[], Operator]] = {
@@ -35,10 +36,6 @@ def _values(source: Observable[Event], operator: Operator, hop: bool) -> list[An
     return seen
 
 
-def _reads(data: bytes, size: int) -> list[bytes]:
-    return [data[start : start + size] for start in range(0, len(data), size)]
-
-
 @pytest.mark.parametrize("name", sorted(OPERATORS))
 @pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
 def test_right_after_the_source_gives_what_it_gives_behind_an_operator(
@@ -46,7 +43,7 @@ def test_right_after_the_source_gives_what_it_gives_behind_an_operator(
 ) -> None:
     # bug class: a read's events stepped wrong (lost, reordered, fed twice) in the fused loop
     for size in (300, 1 << 20):
-        source = llm_rx.from_bytes(_reads(capture.data, size), capture.provider)
+        source = llm_rx.from_bytes(reads_of(capture.data, size), capture.provider)
         got = _values(source, OPERATORS[name](), hop=False)
         assert got == _values(source, OPERATORS[name](), hop=True)
 
