@@ -185,15 +185,7 @@ def test_accumulate_right_after_the_source_lets_a_consumer_error_through() -> No
         source.pipe(lxo.accumulate()).subscribe(consume)
 
 
-@pytest.mark.parametrize(
-    "name", ["openai/chat-gpt41-nano-text.sse", "anthropic/thinking-signature.sse"]
-)
-def test_accumulate_right_after_an_async_source_is_accumulate_after_any_source(
-    name: str,
-) -> None:
-    data = capture(name).data
-    reads = [*reads_of(data, 300), b""]  # (an empty read changes nothing)
-
+def _accumulated_async(reads: list[bytes]) -> list[Snapshot]:
     async def chunks() -> AsyncIterator[bytes]:
         for read in reads:
             yield read
@@ -204,7 +196,17 @@ def test_accumulate_right_after_an_async_source_is_accumulate_after_any_source(
         )
         return result
 
-    got = asyncio.run(main())
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    "name", ["openai/chat-gpt41-nano-text.sse", "anthropic/thinking-signature.sse"]
+)
+def test_accumulate_right_after_an_async_source_is_accumulate_after_any_source(
+    name: str,
+) -> None:
+    data = capture(name).data
+    got = _accumulated_async([*reads_of(data, 300), b""])  # (an empty read changes nothing)
     expected = _snapshots(data, capture(name).provider)
     assert [s.text for s in got] == [s.text for s in expected]
     assert got[-1].response == expected[-1].response
@@ -213,17 +215,7 @@ def test_accumulate_right_after_an_async_source_is_accumulate_after_any_source(
 def test_accumulate_right_after_an_async_source_keeps_what_came_before_a_bad_frame() -> None:
     data = capture("openai/chat-gpt41-nano-text.sse").data
     body = data[: data.index(b"data: [DONE]")] + b"data: {not json\n\n"  # in the one read
-
-    async def chunks() -> AsyncIterator[bytes]:
-        yield body
-
-    async def main() -> list[Snapshot]:
-        result: list[Snapshot] = await llm_rx.from_async_bytes(chunks()).pipe(
-            lxo.accumulate(), ops.to_list()
-        )
-        return result
-
-    got = asyncio.run(main())
+    got = _accumulated_async([body])
     assert got[-1].response == llm_rx.reassemble(body)
     assert got[-1].response.text == llm_rx.reassemble(data).text
     assert isinstance(got[-1].error, WireFormatError)
