@@ -44,12 +44,11 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import SSEPayloadDecoder, count_of
+from .base import SSEPayloadDecoder, count_of, new_event
 from .sse import SSEEvent
 
 __all__ = ["AnthropicDecoder", "usage_from_anthropic"]
 
-_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 
 # delta type -> (event, the delta's string field, the bytes before that string on the wire)
 _FAST_DELTAS: dict[Any, tuple[type[Any], str, bytes]] = {
@@ -148,7 +147,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
                 if fast is not None and value.__class__ is str:
                     event_type, _, marker = fast
                     if value or event_type is not ToolArgsDelta:
-                        out.append(_new(event_type, (index, value)))
+                        out.append(new_event(event_type, (index, value)))
                     self._learn(data, marker, value, event_type, index,
                                 event_type is not ToolArgsDelta)
                     return

@@ -34,11 +34,14 @@ __all__ = [
     "attach_events",
     "count_of",
     "json_strings",
+    "new_event",
     "shape_error",
     "split_frames",
 ]
 
-_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
+#: Builds an event from the tuple of its fields without NamedTuple's argument parsing (the
+#: decoders' hot path): ``new_event(TextDelta, (index, text))``.
+new_event = tuple.__new__
 
 
 def attach_events(error: LlmRxError, events: list[Event]) -> LlmRxError:
@@ -472,7 +475,7 @@ class SSEPayloadDecoder(Decoder):
             return False
         if not keeps_empty and "" in values:
             values = [value for value in values if value]
-        out.extend(map(_new, repeat(event_type), zip(repeat(block), values)))
+        out.extend(map(new_event, repeat(event_type), zip(repeat(block), values)))
         self._template_hit = shortcut
         return True
 
@@ -501,7 +504,7 @@ class SSEPayloadDecoder(Decoder):
                                     value = None
                                 if value.__class__ is str:
                                     if value or keeps_empty:
-                                        append(_new(event_type, (block, value)))
+                                        append(new_event(event_type, (block, value)))
                                     self._template_hit = shortcut
                                     break
                         else:

@@ -54,13 +54,12 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import Decoder, count_of
+from .base import Decoder, count_of, new_event
 from .eventstream import EventStreamDecoder, EventStreamMessage
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["BedrockDecoder", "usage_from_bedrock"]
 
-_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 
 _STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
@@ -355,7 +354,7 @@ class BedrockDecoder(Decoder):
             text = delta.get("text")
             if text.__class__ is str and len(delta) == 1:  # the common case: text, block open
                 if text:
-                    out.append(_new(TextDelta, (block.index, text)))
+                    out.append(new_event(TextDelta, (block.index, text)))
                 return
         wire = self._wire(payload, raw, "contentBlockDelta")
         if not isinstance(delta, dict):

@@ -58,6 +58,7 @@ from .base import (
     attach_events,
     count_of,
     json_strings,
+    new_event,
     split_frames,
 )
 from .json_array import JSONArrayDecoder
@@ -65,7 +66,6 @@ from .sse import DEFAULT_MAX_FRAME, SSEEvent
 
 __all__ = ["FINISH_REASONS", "GeminiDecoder", "finish_name", "usage_from_gemini"]
 
-_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 _loads = orjson.loads
 _DIGITS = b"0123456789"
 # Of a partition: before the separator, after it.
@@ -424,12 +424,12 @@ class GeminiDecoder(SSEPayloadDecoder):
         texts, counts = found
         block = spans.block
         if texts[0]:
-            out.append(_new(TextDelta, (block, texts[0])))
+            out.append(new_event(TextDelta, (block, texts[0])))
         self._usage(counts[0], out)
         rest = texts[1:]
         if "" in rest:
             rest = [text for text in rest if text]
-        out.extend(map(_new, repeat(TextDelta), zip(repeat(block), rest)))
+        out.extend(map(new_event, repeat(TextDelta), zip(repeat(block), rest)))
         # The later counts, one by one, would each be held (same keys) when they differ from
         # the one before; the latest is the last one.
         if counts.count(counts[0]) != len(counts):
@@ -454,7 +454,7 @@ class GeminiDecoder(SSEPayloadDecoder):
                     text = usage = None
                 if text.__class__ is str and usage.__class__ is dict:
                     if text:
-                        out.append(_new(TextDelta, (spans.block, text)))
+                        out.append(new_event(TextDelta, (spans.block, text)))
                     self._usage(usage, out)
                     return
         try:
@@ -486,7 +486,7 @@ class GeminiDecoder(SSEPayloadDecoder):
                     part = parts[0]
                     text = part.get("text") if part.__class__ is dict and len(part) == 1 else None
                     if text.__class__ is str and text:
-                        out.append(_new(TextDelta, (fast.candidate.block, text)))
+                        out.append(new_event(TextDelta, (fast.candidate.block, text)))
                         self._usage(chunk.get("usageMetadata"), out)
                         return
         self._chunk(chunk, data, out)
@@ -609,7 +609,7 @@ class GeminiDecoder(SSEPayloadDecoder):
     def _part(self, cand: _Candidate, part: dict[str, Any], out: list[Event]) -> None:
         text = part.get("text")
         if len(part) == 1 and cand.kind == "text" and text:  # the common case: more text
-            out.append(_new(TextDelta, (cand.block, text)))
+            out.append(new_event(TextDelta, (cand.block, text)))
             return
         if text.__class__ is str:
             kind = "thinking" if part.get("thought") else "text"
@@ -619,9 +619,9 @@ class GeminiDecoder(SSEPayloadDecoder):
                 if not text:
                     return  # an unsigned empty part adds nothing
                 if kind == "text":  # more of the open block
-                    out.append(_new(TextDelta, (cand.block, text)))
+                    out.append(new_event(TextDelta, (cand.block, text)))
                 else:
-                    out.append(_new(ThinkingDelta, (cand.block, text)))
+                    out.append(new_event(ThinkingDelta, (cand.block, text)))
                 return
             extra = {key: value for key, value in part.items() if key not in _TEXT_FIELDS}
             index = self._open(cand, kind, out, meta={"part": extra} if extra else None)

@@ -53,6 +53,7 @@ from .base import (
     Decoder,
     count_of,
     json_strings,
+    new_event,
     split_frames,
 )
 from .ndjson import NDJSONDecoder
@@ -60,7 +61,6 @@ from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["NDJSONPayloadDecoder", "OllamaDecoder", "usage_from_ollama"]
 
-_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 _loads = orjson.loads
 
 _DONE: dict[str, StopReason] = {"stop": "end_turn", "length": "max_tokens"}
@@ -220,7 +220,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
             return False
         if "" in texts:
             texts = [text for text in texts if text]
-        out.extend(map(_new, repeat(TextDelta), zip(repeat(self._open), texts)))
+        out.extend(map(new_event, repeat(TextDelta), zip(repeat(self._open), texts)))
         return True
 
     def _line(self, line: bytes, out: list[Event]) -> None:
@@ -240,7 +240,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
                     if not content:
                         return
                     if index is not None and self._open_kind == "text":
-                        out.append(_new(TextDelta, (index, content)))
+                        out.append(new_event(TextDelta, (index, content)))
                         if self._learning and self._usual is None:
                             self._learning -= 1
                             self._usual = _Usual.learn(line, frame["created_at"], content)
@@ -324,7 +324,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
         if index is None or self._open_kind != kind:
             index = self._block(kind, out)
         if kind == "text":
-            out.append(_new(TextDelta, (index, text)))
+            out.append(new_event(TextDelta, (index, text)))
         else:
             out.append(ThinkingDelta(index, text))
 

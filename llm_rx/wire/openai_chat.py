@@ -37,12 +37,11 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import ChangedFields, SSEPayloadDecoder, count_of
+from .base import ChangedFields, SSEPayloadDecoder, count_of, new_event
 from .sse import SSEEvent
 
 __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
 
-_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 _loads = orjson.loads
 
 # Chunk fields that are per-chunk framing, not message metadata.
@@ -223,7 +222,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                             block = layout.choice.text
                             if content.__class__ is str and block is not None:
                                 if content:
-                                    out.append(_new(TextDelta, (block, content)))
+                                    out.append(new_event(TextDelta, (block, content)))
                                 return
                             if self._fast_tool_fragment(layout.choice, delta, frame, out):
                                 return
@@ -249,7 +248,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             return False
         choice.last_tool = entry[0]
         if arguments:
-            out.append(_new(ToolArgsDelta, (entry[0], arguments)))
+            out.append(new_event(ToolArgsDelta, (entry[0], arguments)))
             self._learn(data, b'"function":{"arguments":"', arguments, ToolArgsDelta, entry[0],
                         False)
         return True
@@ -373,7 +372,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         index = self._next_block
         self._next_block += 1
         out.append(BlockStart(index, kind, choice=choice.index, **fields) if fields
-                   else _new(BlockStart, (index, kind, None, None, choice.index, None, None)))
+                   else new_event(BlockStart, (index, kind, None, None, choice.index, None, None)))
         choice.open.append(index)
         return index
 
@@ -420,7 +419,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             if content:
                 if choice.text is None:
                     choice.text = self._open(choice, out, "text")
-                out.append(_new(TextDelta, (choice.text, content)))
+                out.append(new_event(TextDelta, (choice.text, content)))
             return
         if not content and not delta.get("refusal") and delta.keys() <= _OPENING_DELTA:
             return  # the usual first delta (a role, an empty text): nothing to decode

@@ -66,12 +66,11 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from .base import SSEPayloadDecoder, count_of
+from .base import SSEPayloadDecoder, count_of, new_event
 from .sse import SSEEvent
 
 __all__ = ["OpenAIResponsesDecoder", "usage_from_responses"]
 
-_new = tuple.__new__  # builds an event without NamedTuple's argument parsing (hot path)
 _loads = orjson.loads
 
 # Response fields with a canonical place (the rest are metadata, given back by to_native).
@@ -476,7 +475,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         if part is None or not part.open:
             part = self._part(frame, _TEXT, out)
         part.streamed = True
-        out.append(_new(TextDelta, (part.index, frame.get("delta", ""))))
+        out.append(new_event(TextDelta, (part.index, frame.get("delta", ""))))
         logprobs = frame.get("logprobs")
         if logprobs:
             out.append(LogprobsDelta(0, "content", tuple(logprobs)))
@@ -487,7 +486,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         if part is None or not part.open:
             part = self._part(frame, spec, out)
         part.streamed = True
-        out.append(_new(_DELTAS[part.kind], (part.index, frame.get("delta", ""))))
+        out.append(new_event(_DELTAS[part.kind], (part.index, frame.get("delta", ""))))
 
     def _args_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         part = self._hot.get((frame.get("output_index"), "args", 0))
@@ -497,7 +496,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         part.streamed = True
         fragment = frame.get("delta")
         if fragment.__class__ is str and fragment:
-            out.append(_new(ToolArgsDelta, (part.index, fragment)))
+            out.append(new_event(ToolArgsDelta, (part.index, fragment)))
 
     def _args_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         implied = "custom_tool_call" if "custom" in frame["type"] else "function_call"
