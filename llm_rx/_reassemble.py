@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from .builder import ResponseBuilder
+from .builder import ResponseBuilder, fold_error
 from .errors import LlmRxError
+from .events import Event
 from .response import Response
 from .sources._engine import decode_all, new_decoder
 from .wire.sse import DEFAULT_MAX_FRAME
@@ -39,8 +40,18 @@ def reassemble(
 
 def _reassemble(chunks: Iterable[bytes], provider: str | None, max_frame: int) -> Response:
     builder = ResponseBuilder(history=False)
+    feed_all = builder.feed_all
+
+    def fold(events: list[Event]) -> None:
+        try:
+            feed_all(events)
+        except (LlmRxError, MemoryError):
+            raise
+        except Exception as error:  # the boundary: events that do not fold
+            raise fold_error(error) from error
+
     try:
-        decode_all(new_decoder(provider, max_frame), chunks, builder.feed_all)
+        decode_all(new_decoder(provider, max_frame), chunks, fold)
     except LlmRxError as error:  # (a failing byte source arrives as one too)
         if not builder.started:
             raise

@@ -30,7 +30,7 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from .errors import IncompleteStreamError, LlmRxError
+from .errors import IncompleteStreamError, LlmRxError, WireFormatError
 from .events import (
     BlockStart,
     BlockStop,
@@ -63,7 +63,19 @@ from .response import (
     Usage,
 )
 
-__all__ = ["ResponseBuilder", "Snapshot"]
+__all__ = ["ResponseBuilder", "Snapshot", "fold_error"]
+
+
+def fold_error(error: Exception) -> LlmRxError:
+    """``error`` as the typed error of events that could not be folded into a response (an
+    event of the wrong shape from upstream): itself when it is an ``LlmRxError`` already."""
+    if isinstance(error, LlmRxError):
+        return error
+    failure = WireFormatError(
+        f"an event could not be folded into the response ({type(error).__name__}: {error})"
+    )
+    failure.__cause__ = error
+    return failure
 
 T = TypeVar("T")
 
@@ -179,9 +191,15 @@ class Snapshot:
         try:
             return self._response
         except AttributeError:  # (not read yet: a snapshot is taken on every event)
+            pass
+        try:
             response = self._response = self._builder._materialise(
                 self._seq, self.error, self._final)
-            return response
+        except (LlmRxError, MemoryError):
+            raise
+        except Exception as error:  # the boundary: events that do not fold
+            raise fold_error(error) from error
+        return response
 
     @property
     def text(self) -> str:

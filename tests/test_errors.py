@@ -17,6 +17,7 @@ from llm_rx.errors import (
 from llm_rx.events import Event, MessageStart, TextDelta
 
 from .captures import capture
+from .helpers import CountedReads
 from .streams import DONE, chat_chunk, sse
 
 BAD_FRAME = b'{"id": "chatcmpl-1", "choices": [{"index": 0, "delta": {"content": "x"'
@@ -200,17 +201,31 @@ def test_reassemble_source_failure_of_any_kind_is_interrupted_not_raised() -> No
     assert response.text == "partial"
 
 
-def test_a_consumer_bug_is_not_reported_as_a_cut_stream() -> None:
+def test_a_consumer_bug_goes_to_on_error_as_itself_and_stops_the_reading() -> None:
+    # bug class: an exception in a subscriber's on_next lost by the source (the reading
+    # goes on, or the pipeline hangs), or reported as a cut stream
     errors: list[Exception] = []
+    seen: list[object] = []
+    reads = CountedReads(capture("openai/chat-gpt41-nano-text.sse").data, 64)
 
+    def broken(event: object) -> None:
+        seen.append(event)
+        raise ZeroDivisionError("the consumer's own bug")
+
+    llm_rx.from_bytes(reads).subscribe(broken, errors.append)
+    (error,) = errors
+    assert isinstance(error, ZeroDivisionError)
+    assert len(seen) == 1  # nothing after the failure
+    assert reads.pulled < len(reads.reads) // 2  # the reading stopped
+
+
+def test_a_consumer_bug_without_on_error_raises_from_subscribe() -> None:
+    # (RxPY's default on_error raises: the bug is not swallowed)
     def broken(_: object) -> None:
         raise ZeroDivisionError("the consumer's own bug")
 
     with pytest.raises(ZeroDivisionError):
-        llm_rx.from_bytes(capture("openai/chat-text-basic.sse").data).subscribe(
-            broken, errors.append
-        )
-    assert not any(isinstance(e, IncompleteStreamError) for e in errors)
+        llm_rx.from_bytes(capture("openai/chat-text-basic.sse").data).subscribe(broken)
 
 
 def test_reassemble_missing_path_raises_file_not_found(tmp_path: object) -> None:

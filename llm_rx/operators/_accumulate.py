@@ -7,7 +7,8 @@ from collections.abc import Callable
 import reactivex
 from reactivex import Observable, abc
 
-from ..builder import ResponseBuilder, Snapshot
+from ..builder import ResponseBuilder, Snapshot, fold_error
+from ..errors import LlmRxError
 from ..events import Event
 from ..sources import EventSource
 
@@ -42,7 +43,7 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
                 try:
                     snapshot = advance(event)
                 except Exception as error:  # noqa: BLE001 - a malformed event from upstream
-                    observer.on_error(error)
+                    on_error(fold_error(error))
                     return
                 emit(snapshot)
 
@@ -53,6 +54,18 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
                 observer.on_next(builder.snapshot(error, final=True))
                 observer.on_completed()
 
+            def advance_all(events: list[Event]) -> tuple[list[Snapshot], Exception | None]:
+                snapshots, error = builder.advance_all(events)
+                return snapshots, None if error is None else fold_error(error)
+
+            def on_step_error(error: Exception) -> None:
+                # A read's events that did not fold end the reply, as an upstream error
+                # does; what a consumer's on_next raised is its own, passed on as it is.
+                if isinstance(error, LlmRxError):
+                    on_error(error)
+                else:
+                    observer.on_error(error)
+
             def on_completed() -> None:
                 if builder.stop is None:
                     observer.on_next(builder.snapshot(final=True))
@@ -60,8 +73,7 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
 
             if isinstance(source, EventSource):  # right after the source: no hop per event
                 return source.subscribe_steps(
-                    builder.advance_all, emit, observer.on_error, on_error, on_completed,
-                    scheduler,
+                    advance_all, emit, on_step_error, on_error, on_completed, scheduler,
                 )
             return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
 

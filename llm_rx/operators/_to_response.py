@@ -7,7 +7,7 @@ from collections.abc import Callable
 import reactivex
 from reactivex import Observable, abc
 
-from ..builder import ResponseBuilder
+from ..builder import ResponseBuilder, fold_error
 from ..events import Event
 from ..response import Response
 from ..sources import EventSource
@@ -34,18 +34,30 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
             observer: abc.ObserverBase[Response], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             builder = ResponseBuilder(history=False)
+            finished = False
 
             def on_next(event: Event) -> None:
                 try:
                     builder.feed(event)
-                except Exception as error:  # noqa: BLE001 - a malformed user event
-                    observer.on_error(error)
+                except Exception as error:  # noqa: BLE001 - a malformed event from upstream
+                    finish(fold_error(error))
 
             def finish(error: Exception | None = None) -> None:
+                nonlocal finished
+                if finished:  # (the consumer's on_next failed on the response: theirs)
+                    if error is not None:
+                        observer.on_error(error)
+                    return
+                finished = True
                 if error is not None and not builder.started:
                     observer.on_error(error)
                     return
-                observer.on_next(builder.build(error))
+                try:
+                    response = builder.build(error)
+                except Exception as failure:  # noqa: BLE001 - events that do not fold
+                    observer.on_error(fold_error(failure))
+                    return
+                observer.on_next(response)
                 observer.on_completed()
 
             def on_error(error: Exception) -> None:
@@ -56,7 +68,7 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
 
             if isinstance(source, EventSource):  # right after a source: a read at a time
                 return source.subscribe_steps(
-                    lambda events: _fed(builder, events), observer.on_next, observer.on_error,
+                    lambda events: _fed(builder, events), observer.on_next, on_error,
                     on_error, on_completed, scheduler,
                 )
             return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
@@ -70,6 +82,6 @@ def _fed(builder: ResponseBuilder, events: list[Event]) -> tuple[list[Response],
     """Feed a read's events (no value before the end)."""
     try:
         builder.feed_all(events)
-    except Exception as error:  # noqa: BLE001 - a malformed event, for the caller
-        return [], error
+    except Exception as error:  # noqa: BLE001 - a malformed event: the reply ends with it
+        return [], fold_error(error)
     return [], None

@@ -12,7 +12,7 @@ from reactivex.disposable import Disposable
 from ..errors import LlmRxError
 from ..events import Event
 from ..wire.sse import DEFAULT_MAX_FRAME
-from ._engine import source_failed
+from ._engine import decoded, flushed, source_failed
 from ._source import EventSource, Reading
 
 __all__ = ["from_async_bytes"]
@@ -41,12 +41,19 @@ class _AsyncSource(EventSource):
                         raise
                     except Exception as error:  # the byte source failed: a cut stream
                         raise source_failed(error) from error
-                    emit(decoder.decode(bytes(chunk)))
+                    emit(decoded(decoder, bytes(chunk)))
                 else:
                     return
-                emit(decoder.flush())
+                emit(flushed(decoder))
             except LlmRxError as error:
                 emit(getattr(error, "events", []))
+                end(error)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # never lost in the task: on_error
+                if stopped():  # (delivered already: an on_error that raised)
+                    raise
                 end(error)
                 return
             end(None)

@@ -44,6 +44,13 @@ class _BytesSource(EventSource):
             except LlmRxError as error:  # (a failing byte source arrives as one too)
                 reading.end(error)
                 return
+            except MemoryError:
+                raise
+            except Exception as error:  # never lost on a scheduler: on_error
+                if reading.stopped():  # (delivered already: an on_error that raised)
+                    raise
+                reading.end(error)
+                return
             reading.end(None)
 
         return (scheduler or CurrentThreadScheduler.singleton()).schedule(run)

@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterable
 
 from ..errors import IncompleteStreamError, LlmRxError
 from ..events import Event
-from ..wire.base import Decoder
+from ..wire.base import PASS_THROUGH, Decoder, shape_error
 from ..wire.registry import SniffingDecoder, make_decoder
 from ..wire.sse import DEFAULT_MAX_FRAME
 
-__all__ = ["decode_all", "new_decoder", "source_failed"]
+__all__ = ["decode_all", "decoded", "flushed", "new_decoder", "source_failed"]
 
 
 def new_decoder(provider: str | None, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
@@ -25,6 +25,33 @@ def source_failed(error: BaseException) -> LlmRxError:
     failure = IncompleteStreamError(f"the byte source failed: {type(error).__name__}: {error}")
     failure.__cause__ = error
     return failure
+
+
+def decoded(decoder: Decoder, chunk: bytes) -> list[Event]:
+    """``decoder.decode(chunk)`` behind the error boundary: whatever it raises is an
+    ``LlmRxError`` (a decoder's own check gives the exact frame; a failure no check foresaw
+    gives a ``WireFormatError`` carrying the chunk), and the decoder is finished."""
+    try:
+        return decoder.decode(chunk)
+    except PASS_THROUGH:
+        raise
+    except Exception as error:  # the boundary
+        raise _unforeseen(decoder, error, chunk) from error
+
+
+def flushed(decoder: Decoder) -> list[Event]:
+    """``decoder.flush()`` behind the same boundary as :func:`decoded`."""
+    try:
+        return decoder.flush()
+    except PASS_THROUGH:
+        raise
+    except Exception as error:  # the boundary
+        raise _unforeseen(decoder, error, None) from error
+
+
+def _unforeseen(decoder: Decoder, error: Exception, chunk: bytes | None) -> LlmRxError:
+    decoder.finished = True
+    return shape_error(error, chunk)
 
 
 def decode_all(
@@ -47,12 +74,12 @@ def decode_all(
                 break
             except Exception as error:  # the byte source failed: a cut stream
                 raise source_failed(error) from error
-            events = decoder.decode(chunk if chunk.__class__ is bytes else bytes(chunk))
+            events = decoded(decoder, chunk if chunk.__class__ is bytes else bytes(chunk))
             if events:
                 emit(events)
         else:
             return
-        emit(decoder.flush())
+        emit(flushed(decoder))
     except LlmRxError as error:
         emit(getattr(error, "events", []))
         raise

@@ -80,10 +80,15 @@ class EventSource(Observable[Event]):
         def emit(events: list[Any]) -> None:
             nonlocal disposed
             values, failure = (events, None) if steps is None else steps(events)
-            for value in values:
-                if disposed:
-                    return
-                on_next(value)
+            try:
+                for value in values:
+                    if disposed:
+                        return
+                    on_next(value)
+            except Exception as error:  # noqa: BLE001 - a consumer's on_next failed
+                # (the RxPY convention: a callback's exception stops the reading and goes
+                # to on_error, so a pipeline never hangs on it)
+                failure = error
             if failure is not None and not disposed:
                 disposed = True
                 on_step_error(failure)

@@ -30,6 +30,7 @@ __all__ = [
     "ByteTemplate",
     "ChangedFields",
     "Decoder",
+    "PASS_THROUGH",
     "SSEPayloadDecoder",
     "attach_events",
     "count_of",
@@ -153,20 +154,25 @@ def json_strings(insides: Iterable[bytes], count: int) -> list[str] | None:
     return values if len(values) == count else None
 
 
-# What a frame of an unexpected shape makes decoding code raise (a list where an object was
-# expected, a missing key, ``None`` where a list was): a wire-format error, not a crash.
-_SHAPE_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+# Errors that are not about the frame and pass through the boundary untouched: llm-rx's own
+# (already typed, with their frame) and running out of memory.
+PASS_THROUGH = (LlmRxError, MemoryError)
 
 
 def shape_error(error: Exception, frame: Any) -> WireFormatError:
-    """The ``WireFormatError`` for a frame whose JSON is valid but not of the expected shape."""
+    """The ``WireFormatError`` for a frame whose JSON is valid but not of the expected shape
+    (a list where an object was expected, a missing key, ``None`` where a list was, a value
+    nested too deep): whatever decoding it raised, the caller gets a typed error that
+    carries the frame, never a crash."""
     raw = frame if isinstance(frame, (bytes, str)) else getattr(frame, "data", None)
     if raw is None:
         raw = getattr(frame, "payload", None)
-    return WireFormatError(
+    failure = WireFormatError(
         f"a frame has an unexpected shape ({type(error).__name__}: {error})",
         raw if isinstance(raw, (bytes, str)) else None,
     )
+    failure.__cause__ = error
+    return failure
 
 
 _LAYOUTS: dict[frozenset[str], dict[tuple[str, ...], tuple[str, ...]]] = {}
@@ -281,6 +287,10 @@ class Decoder(ABC):
                 raise framing
         except LlmRxError as error:
             raise self._fail(error, out, start=self.started) from None
+        except MemoryError:
+            raise
+        except Exception as error:  # the boundary (a framer's failure)
+            raise self._fail(shape_error(error, None), out, start=self.started) from error
         return out
 
     def _each(
@@ -294,7 +304,9 @@ class Decoder(ABC):
                     self.ignored_frames += 1
                 else:
                     one(frame, out)
-        except _SHAPE_ERRORS as error:
+        except PASS_THROUGH:
+            raise
+        except Exception as error:  # the boundary: any failure is the frame's
             raise shape_error(error, frame) from error
 
     def _in_runs(
@@ -401,6 +413,10 @@ class SSEPayloadDecoder(Decoder):
             # that was never a stream of this provider does not.
             start = not isinstance(error, WireFormatError)
             raise self._fail(error, out, start=start) from None
+        except MemoryError:
+            raise
+        except Exception as error:  # the boundary (finishing the last frames)
+            raise self._fail(shape_error(error, None), out, start=self.started) from error
         return out
 
     def _json(self, event: SSEEvent) -> dict[str, Any]:
@@ -519,7 +535,9 @@ class SSEPayloadDecoder(Decoder):
                 templates = self._templates
                 if early and self._learned != learned and count - position > BATCH:
                     return position + 1
-        except _SHAPE_ERRORS as error:
+        except PASS_THROUGH:
+            raise
+        except Exception as error:  # the boundary: any failure is the frame's
             raise shape_error(error, frame) from error
         return count
 
