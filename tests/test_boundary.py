@@ -75,7 +75,8 @@ def test_an_unforeseen_failure_in_a_frame_is_a_wire_format_error_with_the_frame(
     response = llm_rx.reassemble(ANTHROPIC)
     assert response.error is not None
     assert response.error.kind == "wire_format"
-    assert response.error.raw is not None and '"content_block_delta"' in response.error.raw
+    assert response.error.raw is not None
+    assert '"content_block_delta"' in response.error.raw
     assert not response.complete
     assert response.id is not None  # what arrived before the frame is kept
 
