@@ -19,6 +19,7 @@ from .errors import (
     LlmRxError,
     ProtocolError,
     ProviderError,
+    StreamTimeoutError,
     WireFormatError,
 )
 from .events import (
@@ -84,6 +85,7 @@ __all__ = [
     "ResponseBuilder",
     "SignatureDelta",
     "StopReason",
+    "StreamTimeoutError",
     "TextBlock",
     "TextDelta",
     "ThinkingBlock",

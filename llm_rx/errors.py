@@ -5,11 +5,12 @@
     LlmRxError                      base of everything below; ``raw`` is the offending frame
     ├── WireFormatError             the bytes are not a stream of the expected format
     │   └── FrameTooLargeError      a frame (line / event) grew past the configured limit
-    ├── ProviderError               the provider reported an error in-band (``event: error``,
-    │                               an ``{"error": ...}`` chunk)
+    ├── ProviderError               the provider reported an error: in-band (``event: error``,
+    │                               an ``{"error": ...}`` chunk) or as an HTTP error status
     ├── ProtocolError               frames arrived in an order the protocol forbids
     │                               (a delta for a block that is already closed)
     ├── IncompleteStreamError       the stream ended before the provider's terminal frame
+    │   └── StreamTimeoutError      no bytes for longer than the source's idle timeout
     └── CancelledStreamError        the subscriber disposed or an upstream source was cancelled
 
 Every error carries ``raw``: the offending frame as text (or ``None`` when no frame is to
@@ -29,6 +30,7 @@ __all__ = [
     "LlmRxError",
     "ProtocolError",
     "ProviderError",
+    "StreamTimeoutError",
     "WireFormatError",
 ]
 
@@ -74,9 +76,34 @@ class FrameTooLargeError(WireFormatError):
 
 
 class ProviderError(LlmRxError):
-    """The provider reported an error inside the stream (HTTP 200, then an error frame)."""
+    """The provider reported an error: inside the stream (HTTP 200, then an error frame), or
+    as the HTTP response itself (a status of 400 or more with the provider's error body).
+
+    ``status`` is the HTTP status (``None`` for an in-band error); ``error_type``, ``code``
+    and ``message`` are the provider's own words from its error body, where it gave them;
+    ``request_id`` the provider's request id header; ``retryable`` whether the same request
+    may succeed later (429, 408, 409, 5xx, an overloaded provider); ``raw`` the error body.
+    """
 
     kind: ErrorKind = "provider"
+
+    def __init__(
+        self,
+        message: str,
+        raw: str | bytes | None = None,
+        *,
+        status: int | None = None,
+        error_type: str | None = None,
+        code: str | None = None,
+        request_id: str | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message, raw)
+        self.status = status
+        self.error_type = error_type
+        self.code = code
+        self.request_id = request_id
+        self.retryable = retryable
 
 
 class ProtocolError(LlmRxError):
@@ -89,6 +116,11 @@ class IncompleteStreamError(LlmRxError):
     """The stream ended (EOF or a transport error) before the provider's terminal frame."""
 
     kind: ErrorKind = "incomplete"
+
+
+class StreamTimeoutError(IncompleteStreamError):
+    """No bytes arrived for longer than the source's ``idle_timeout``: the stream is cut
+    there (what arrived is kept; the reply is ``complete: false``, ``interrupted``)."""
 
 
 class CancelledStreamError(LlmRxError):
