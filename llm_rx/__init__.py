@@ -11,7 +11,7 @@
 """
 
 from ._reassemble import reassemble
-from .builder import ResponseBuilder
+from .builder import ResponseBuilder, Snapshot
 from .errors import (
     CancelledStreamError,
     FrameTooLargeError,
@@ -28,6 +28,7 @@ from .events import (
     ChoiceEnd,
     CitationDelta,
     Event,
+    LogprobsDelta,
     MessageStart,
     MessageStop,
     MetadataUpdate,
@@ -42,6 +43,7 @@ from .events import (
     event_to_dict,
 )
 from .native import to_native
+from .operators import StreamMetrics
 from .response import (
     Choice,
     ErrorInfo,
@@ -72,6 +74,7 @@ __all__ = [
     "FrameTooLargeError",
     "IncompleteStreamError",
     "LlmRxError",
+    "LogprobsDelta",
     "MessageStart",
     "MessageStop",
     "MetadataUpdate",
@@ -84,7 +87,9 @@ __all__ = [
     "Response",
     "ResponseBuilder",
     "SignatureDelta",
+    "Snapshot",
     "StopReason",
+    "StreamMetrics",
     "StreamTimeoutError",
     "TextBlock",
     "TextDelta",

@@ -29,7 +29,10 @@ def reassemble(
     :class:`~llm_rx.errors.WireFormatError`.
     """
     if isinstance(data, str):
-        raise TypeError("reassemble() takes bytes, an iterable of bytes or a path, not str")
+        raise TypeError(
+            "reassemble() does not take a str (a path or the body? it cannot tell): pass "
+            "pathlib.Path(...) for a file, or the body as bytes (text.encode())"
+        )
     if isinstance(data, os.PathLike):
         with open(data, "rb") as handle:  # (a missing file raises here, as open() does)
             return _reassemble(iter(lambda: handle.read(64 * 1024), b""), provider, max_frame)

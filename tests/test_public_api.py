@@ -52,3 +52,18 @@ def test_no_provider_names_in_operators_and_sinks() -> None:
             text = path.read_text().lower()
             for provider in ("anthropic", "openai", "gemini", "ollama", "bedrock", "groq"):
                 assert provider not in text, f"{path.name} names {provider}"
+
+
+@pytest.mark.parametrize("data", ["reply.sse", "data: [DONE]\n\n"])
+def test_reassemble_str_message_says_how_to_pass_a_file_or_the_bytes(data: str) -> None:
+    with pytest.raises(TypeError) as raised:
+        llm_rx.reassemble(data)  # type: ignore[arg-type]
+    message = str(raised.value)
+    assert "pathlib.Path" in message
+    assert "bytes" in message
+
+
+@pytest.mark.parametrize("name", ["LogprobsDelta", "Snapshot", "StreamMetrics"])
+def test_public_api_exports_the_types_events_and_operators_give(name: str) -> None:
+    assert name in llm_rx.__all__
+    assert isinstance(getattr(llm_rx, name), type)
