@@ -8,6 +8,7 @@ from ._attach_signatures import attach_signatures
 from ._decode import decode
 from ._merge_usage import merge_usage
 from ._metrics import StreamMetrics, metrics
+from ._paced import paced
 from ._text_only import text_only
 from ._thinking_only import thinking_only
 from ._to_response import to_response
@@ -20,6 +21,7 @@ __all__ = [
     "decode",
     "merge_usage",
     "metrics",
+    "paced",
     "text_only",
     "thinking_only",
     "to_response",

@@ -187,3 +187,21 @@ def test_notebook_event_bus_feeds_several_consumers(event_bus: Run) -> None:
     (frames,) = event_bus.displays_of(event_bus.cell_index("byte_bus = Subject()"))
     assert [kind for kind, _, _ in frames].count("update_display_data") >= 2
     assert "**Tool call** `get_stock_price`" in _markdown(frames[-1])
+
+
+def test_notebooks_pace_with_the_library_operator() -> None:
+    """A notebook's own ``concat_map`` of timers drops what arrived when the stream fails."""
+    for name in NAMES:
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        source = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+        assert "reactivex.timer(" not in source, name
+        assert "def paced" not in source, name
+
+
+def test_notebook_composing_cut_reply_paced_keeps_what_arrived(composing: Run) -> None:
+    cell = composing.cell_index("llm_rx.from_bytes(cut)")
+    assert composing.stdout(cell).startswith("interrupted False 'incomplete' 281 characters")
+    (frames,) = composing.displays_of(cell)
+    final = _markdown(frames[-1])
+    assert "**At intersections with traffic lights:**" in final  # the partial answer, shown
+    assert "Interrupted" in final
