@@ -6,46 +6,51 @@
     llm-rx replay FILE [--provider P] [--delay S] show a recorded reply as it arrives
     llm-rx reassemble FILE [--provider P] [--native [--to P]]   the response as JSON
     llm-rx events FILE [--provider P]             one JSON event per line
+    llm-rx --version
 
-Exit status: 0 for a complete reply, 1 when the reply is incomplete (cut short, or an error
-inside the stream; the JSON is still printed), 2 for input that is not a stream at all.
+FILE ``-`` reads stdin. Exit status: 0 for a complete reply; 1 when the reply is incomplete
+(cut short, or an error inside the stream: what arrived is still printed, and stderr says
+why); 2 for input that is not a stream at all, a file that cannot be read, or bad options;
+130 after Ctrl-C. When stdout is closed early (``llm-rx events FILE | head -1``) the command
+stops quietly, as ``cat`` does: killed by ``SIGPIPE``, which a shell reports as 141.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 import orjson
-import reactivex
 from reactivex import Observable
 from reactivex import operators as ops
 
+from . import __version__
 from . import operators as lxo
+from ._cli_io import (
+    EXIT_PIPE,
+    BadInput,
+    discard_stdout,
+    open_input,
+    quiet_on_closed_pipe,
+    run_to_end,
+)
 from .data import DEMO_CAPTURES, capture_path
 from .errors import LlmRxError
 from .events import Event, event_to_dict
 from .native import ENCODERS, to_native
 from .response import Response
 from .sinks import terminal_display
-from .sources import from_file
+from .sources import from_bytes
 from .wire.registry import PROVIDERS
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_INCOMPLETE, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_INCOMPLETE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-
-def _paced(delay: float) -> Callable[[Observable[Event]], Observable[Event]]:
-    """Re-emit each event ``delay`` seconds after the previous one (a simulated pace)."""
-
-    def later(event: Event) -> Observable[Event]:
-        return reactivex.timer(delay).pipe(ops.map(lambda _: event))
-
-    return ops.concat_map(later)
+#: Shown in a human summary for a value nobody reported (never ``None``, never ``0``).
+ABSENT = "—"
 
 
 def _dump(value: Any, out: TextIO, *, indent: bool = True) -> None:
@@ -53,30 +58,53 @@ def _dump(value: Any, out: TextIO, *, indent: bool = True) -> None:
     out.write(orjson.dumps(value, option=option).decode() + "\n")
 
 
-def _replay(path: Path, provider: str | None, delay: float, out: TextIO) -> Response:
-    events = from_file(path, provider)
+def _events(chunks: Iterable[bytes], provider: str | None) -> Observable[Event]:
+    return from_bytes(chunks, provider)
+
+
+def _replay(chunks: Iterable[bytes], provider: str | None, delay: float, out: TextIO) -> Response:
+    events = _events(chunks, provider)
     if delay > 0:
-        events = events.pipe(_paced(delay))
+        events = events.pipe(lxo.paced(delay))
     # rich Live on a terminal (when rich is installed), plain incremental text otherwise
-    response: Response = events.pipe(terminal_display(out=out), lxo.to_response()).run()
-    return response
+    return run_to_end(events.pipe(terminal_display(out=out), lxo.to_response()))
+
+
+def _shown(value: object) -> str:
+    return ABSENT if value is None else str(value)
 
 
 def _summary(response: Response, out: TextIO) -> None:
     usage = response.usage
-    state = "complete" if response.complete else f"INCOMPLETE ({response.error})"
+    state = "complete" if response.complete else f"INCOMPLETE ({_why(response)})"
     out.write(
-        f"-- {response.provider} · model {response.model} · stop {response.stop_reason} · "
-        f"{state}\n-- usage: input {usage.input_tokens}, output {usage.output_tokens}, "
-        f"reasoning {usage.reasoning_tokens}, cache read {usage.cache_read_tokens}\n"
+        f"-- {response.provider} · model {_shown(response.model)} · stop "
+        f"{_shown(response.stop_reason)} · {state}\n"
+        f"-- usage: input {_shown(usage.input_tokens)}, output {_shown(usage.output_tokens)}, "
+        f"reasoning {_shown(usage.reasoning_tokens)}, "
+        f"cache read {_shown(usage.cache_read_tokens)}\n"
     )
+
+
+def _why(response: Response) -> str:
+    error = response.error
+    return "no error reported" if error is None else f"{error.kind}: {error.message}"
+
+
+def _outcome(response: Response) -> int:
+    """The exit status of a reply printed as data; why one is incomplete goes to stderr."""
+    if response.complete:
+        return EXIT_OK
+    sys.stderr.write(f"llm-rx: the reply is incomplete ({_why(response)})\n")
+    return EXIT_INCOMPLETE
 
 
 def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     delay = args.delay if args.delay is not None else (0.01 if out.isatty() else 0.0)
     for name in DEMO_CAPTURES:
         out.write(f"\n=== replaying {name} (a real recorded stream) ===\n")
-        response = _replay(capture_path(name), None, delay, out)
+        with open_input(str(capture_path(name))) as chunks:
+            response = _replay(chunks, None, delay, out)
         _summary(response, out)
         out.write("-- reassembled response:\n")
         _dump(response.model_dump(mode="json"), out)
@@ -85,59 +113,74 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     delay = args.delay if args.delay is not None else (0.02 if out.isatty() else 0.0)
-    response = _replay(Path(args.file), args.provider, delay, out)
-    _summary(response, out)
+    with open_input(args.file) as chunks:
+        response = _replay(chunks, args.provider, delay, out)
+    _summary(response, out)  # (which says why a reply is incomplete)
     return EXIT_OK if response.complete else EXIT_INCOMPLETE
 
 
 def _cmd_reassemble(args: argparse.Namespace, out: TextIO) -> int:
-    response: Response = from_file(Path(args.file), args.provider).pipe(lxo.to_response()).run()
+    with open_input(args.file) as chunks:
+        response = run_to_end(_events(chunks, args.provider).pipe(lxo.to_response()))
     if args.native:
         _dump(to_native(response, args.to or response.provider), out)
     else:
         _dump(response.model_dump(mode="json"), out)
-    return EXIT_OK if response.complete else EXIT_INCOMPLETE
+    return _outcome(response)
 
 
 def _cmd_events(args: argparse.Namespace, out: TextIO) -> int:
-    failure: list[Exception] = []
-    started: list[bool] = []
-
     def write(event: Event) -> None:
-        started.append(True)
         _dump(event_to_dict(event), out, indent=False)
 
-    from_file(Path(args.file), args.provider).subscribe(write, failure.append)
-    if failure:
-        error = failure[0]
-        _dump({"type": "error", "kind": getattr(error, "kind", "incomplete"),
-               "message": str(error)}, out, indent=False)
-        return EXIT_INCOMPLETE if started else EXIT_BAD_INPUT
-    return EXIT_OK
+    # folded as reassemble folds them: the same exit status, the same message on stderr
+    with open_input(args.file) as chunks:
+        events = _events(chunks, args.provider)
+        response = run_to_end(events.pipe(ops.do_action(write), lxo.to_response()))
+    return _outcome(response)
+
+
+def _delay(text: str) -> float:
+    """A ``--delay``: seconds, zero or more."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not seconds >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
+    return seconds
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="llm-rx", description="Replay, reassemble and inspect streamed LLM replies."
+        prog="llm-rx", description="Replay, reassemble and inspect streamed LLM replies.",
+        epilog="Exit status: 0 complete reply, 1 incomplete reply (what arrived is still "
+               "printed), 2 not a stream / unreadable file / bad options, 130 Ctrl-C.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"llm-rx {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def with_file(name: str, help: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help)
-        sub.add_argument("file", help="a recorded response body (SSE or NDJSON)")
-        sub.add_argument("--provider", choices=PROVIDERS, help="default: told from the bytes")
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("file", metavar="FILE",
+                         help="a recorded response body (SSE, NDJSON, ...); - reads stdin")
+        sub.add_argument("--provider", choices=PROVIDERS, metavar="P",
+                         help=f"one of {', '.join(PROVIDERS)} (default: told from the bytes)")
         return sub
 
     demo = commands.add_parser("demo", help="replay the bundled real captures (no key needed)")
-    demo.add_argument("--delay", type=float, help="seconds between events (default: paced "
-                      "on a terminal, instant otherwise)")
+    demo.add_argument("--delay", type=_delay, metavar="S", help="seconds between events "
+                      "(default: paced on a terminal, instant otherwise)")
     replay = with_file("replay", "show a recorded reply as it arrives")
-    replay.add_argument("--delay", type=float, help="seconds between events")
+    replay.add_argument("--delay", type=_delay, metavar="S", help="seconds between events "
+                        "(default: 0.02 on a terminal, instant otherwise)")
     reassemble = with_file("reassemble", "print the reassembled response as JSON")
     reassemble.add_argument("--native", action="store_true",
                             help="the provider's own non-stream body instead of canonical JSON")
     reassemble.add_argument("--to", choices=sorted(ENCODERS),
-                            help="with --native: re-encode for this provider")
+                            metavar="P", help="with --native: the body of this provider "
+                            f"instead, one of {', '.join(sorted(ENCODERS))}")
+    reassemble.set_defaults(subparser=reassemble)  # (to refuse --to without --native)
     with_file("events", "print one JSON event per line")
     return parser
 
@@ -151,10 +194,26 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """Run the command; ``argv`` ``None`` means this process's command line (the ``llm-rx``
+    command itself, which then also lets a closed stdout end it quietly)."""
+    if argv is None:
+        quiet_on_closed_pipe()
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "to", None) is not None and not args.native:
+        args.subparser.error("--to only works with --native (it names whose body to print)")
     stream = out or sys.stdout
     try:
         return _COMMANDS[args.command](args, stream)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # (where there is no SIGPIPE to end the process quietly)
+        discard_stdout()
+        return EXIT_PIPE
+    except BadInput as error:
+        sys.stderr.write(f"llm-rx: {error}\n")
+        return EXIT_BAD_INPUT
     except LlmRxError as error:
         sys.stderr.write(f"llm-rx: {type(error).__name__}: {error}\n")
         return EXIT_BAD_INPUT

@@ -93,7 +93,7 @@ def test_cli_bad_input_clear_message_exit_2(tmp_path: Path, body: bytes) -> None
 def test_cli_missing_file_exit_2() -> None:
     result = run("reassemble", "/nonexistent/reply.sse")
     assert result.returncode == 2
-    assert "No such file" in result.stderr
+    assert result.stderr == "llm-rx: no such file: /nonexistent/reply.sse\n"
 
 
 def test_cli_replay_writes_live_text_and_summary() -> None:
