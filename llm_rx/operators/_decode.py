@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reactivex import Observable, abc
+from reactivex.disposable import SingleAssignmentDisposable
 
 from ..errors import LlmRxError
-from ..events import Event
+from ..events import Event, MessageStop
 from ..sources import EventSource
 from ..sources._source import Reading
 from ..wire.sse import DEFAULT_MAX_FRAME
@@ -29,6 +30,18 @@ def decode(
     A new decoder per subscription; a decoding error arrives as ``on_error`` after the events
     decoded before it; EOF (``on_completed``) without the terminal frame is an
     ``IncompleteStreamError``.
+
+    The events complete at the reply's end (its terminal frame, ``MessageStop``), whether
+    or not the byte source completes, and the subscription to it is then disposed: on a
+    long-lived bus (a ``Subject`` that stays open, or carries more replies) each reply can be
+    folded with ``to_response()``. One ``decode()`` subscription decodes one reply; for the
+    next reply on the same bus, subscribe again, or ``repeat()`` the pipeline::
+
+        replies = bus.pipe(lxo.decode(), lxo.to_response(), ops.repeat())
+
+    Bytes after the end in the same chunk are not part of the reply and are not decoded (a
+    transport that pushes several replies cuts its chunks at their ends). A reply whose end
+    is known only at EOF (a host that sends no terminal frame) ends when the source completes.
     """
 
     def operator(source: Observable[bytes]) -> Observable[Event]:
@@ -47,16 +60,21 @@ class _Decoded(EventSource):
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         decoder = self._decoder()
         emit, stopped, end = reading
-        failed = False
+        upstream = SingleAssignmentDisposable()  # (assigned after a synchronous source too)
+        over = False  # the reply ended: its terminal frame, an error, or the source's end
+
+        def finish(error: Exception | None) -> None:
+            nonlocal over
+            over = True
+            end(error)
+            upstream.dispose()  # a bus that stays open is not listened to after the end
 
         def fail(error: LlmRxError) -> None:
-            nonlocal failed
-            failed = True
             emit(getattr(error, "events", []))
-            end(error)
+            finish(error)
 
         def on_next(chunk: bytes) -> None:
-            if failed or stopped():
+            if over or stopped():
                 return
             try:
                 events = decoder.decode(bytes(chunk))
@@ -64,13 +82,15 @@ class _Decoded(EventSource):
                 fail(error)
                 return
             emit(events)
+            if events and events[-1].__class__ is MessageStop:  # (the last event of a reply)
+                finish(None)
 
         def on_error(error: Exception) -> None:
-            if not failed:
-                end(error)
+            if not over:
+                finish(error)
 
         def on_completed() -> None:
-            if failed:
+            if over:
                 return
             try:
                 events = decoder.flush()
@@ -78,6 +98,9 @@ class _Decoded(EventSource):
                 fail(error)
                 return
             emit(events)
-            end(None)
+            finish(None)
 
-        return self._source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
+        upstream.disposable = self._source.subscribe(
+            on_next, on_error, on_completed, scheduler=scheduler
+        )
+        return upstream
