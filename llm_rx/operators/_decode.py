@@ -10,6 +10,7 @@ from reactivex.disposable import SingleAssignmentDisposable
 from ..errors import LlmRxError
 from ..events import Event, MessageStop
 from ..sources import EventSource
+from ..sources._engine import decoded, flushed
 from ..sources._source import Reading
 from ..wire.sse import DEFAULT_MAX_FRAME
 
@@ -77,7 +78,7 @@ class _Decoded(EventSource):
             if over or stopped():
                 return
             try:
-                events = decoder.decode(bytes(chunk))
+                events = decoded(decoder, bytes(chunk))  # (behind the error boundary)
             except LlmRxError as error:
                 fail(error)
                 return
@@ -93,7 +94,7 @@ class _Decoded(EventSource):
             if over:
                 return
             try:
-                events = decoder.flush()
+                events = flushed(decoder)
             except LlmRxError as error:
                 fail(error)
                 return

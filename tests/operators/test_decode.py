@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from reactivex import operators as ops
 from reactivex.subject import Subject
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx.errors import WireFormatError
 from llm_rx.events import Event, MessageStop
 from llm_rx.response import Response
+from llm_rx.wire.openai_chat import OpenAIChatDecoder
 
 from ..captures import capture
 
@@ -87,3 +90,18 @@ def test_decode_a_bus_that_completes_mid_reply_is_still_a_cut_reply() -> None:
     (response,) = responses
     assert response.complete is False
     assert response.stop_reason == "interrupted"
+
+
+def test_decode_an_unforeseen_decoder_failure_is_typed_and_lets_go_of_the_bus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(self: OpenAIChatDecoder, chunk: bytes) -> list[Event]:
+        raise AttributeError("'NoneType' object has no attribute 'get'")
+
+    monkeypatch.setattr(OpenAIChatDecoder, "decode", broken)
+    bus: Subject[bytes] = Subject()
+    errors: list[Exception] = []
+    bus.pipe(lxo.decode("openai-chat")).subscribe(on_error=errors.append)
+    bus.on_next(CHAT.data)
+    assert [type(error) for error in errors] == [WireFormatError]
+    assert bus.observers == []
