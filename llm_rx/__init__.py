@@ -42,7 +42,7 @@ from .events import (
     event_from_dict,
     event_to_dict,
 )
-from .native import to_native
+from .native import from_native, to_native
 from .operators import StreamMetrics
 from .response import (
     Choice,
@@ -106,6 +106,7 @@ __all__ = [
     "from_async_bytes",
     "from_bytes",
     "from_file",
+    "from_native",
     "make_decoder",
     "reassemble",
     "sniff",

@@ -15,12 +15,13 @@ from typing import Any
 from ..response import Response
 from .anthropic import to_anthropic
 from .bedrock import to_bedrock
+from .from_native import from_native
 from .gemini import to_gemini
 from .ollama import to_ollama
 from .openai_chat import to_openai_chat
 from .openai_responses import to_openai_responses
 
-__all__ = ["ENCODERS", "to_native"]
+__all__ = ["ENCODERS", "from_native", "to_native"]
 
 ENCODERS: dict[str, Callable[[Response], dict[str, Any]]] = {
     "anthropic": to_anthropic,

@@ -1,0 +1,84 @@
+"""``from_native(body, provider)``: a provider's non-stream JSON body as a ``Response``.
+
+The body is re-framed as the provider's own stream (:mod:`.restream`) and decoded by the same
+engine as a stream, so ``from_native(to_native(r, p), p) == r`` for a reply that finished,
+up to what a non-stream body cannot carry:
+
+- that a reply failed or was cut: a body is a finished reply (``complete: true``), so a
+  stream's ``error``, ``interrupted`` and the in-band error frame do not come back;
+- where a field stood on the wire when the stream gave it twice: Anthropic's ``stop_details``
+  placeholder (``null`` in ``message_start``) is not told from the final one, which wins;
+- what ``to_native`` leaves out for the target's shape (see :func:`~llm_rx.to_native`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .._reassemble import reassemble
+from ..errors import ProviderError, WireFormatError
+from ..response import Response
+from .restream import RESTREAMERS, nonstream_provider, restream
+
+__all__ = ["from_native"]
+
+
+def from_native(body: bytes | bytearray | dict[str, Any], provider: str | None = None) -> Response:
+    """The ``Response`` of a non-stream body: the JSON (``bytes`` or a parsed ``dict``)
+    that ``provider``'s non-streamed call returned, told from its fields when not given.
+
+    An error body (``{"error": ...}``) raises :class:`~llm_rx.errors.ProviderError` with the
+    provider's words; a body that is no provider's reply raises
+    :class:`~llm_rx.errors.WireFormatError`.
+    """
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        raw = bytes(body)
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise WireFormatError("a non-stream body is not valid JSON", raw[:200]) from None
+    elif isinstance(body, dict):
+        parsed, raw = body, None
+    else:
+        raise TypeError(
+            f"from_native() takes the body as bytes or a parsed dict, not {type(body).__name__}"
+        )
+    if not isinstance(parsed, dict):
+        raise WireFormatError("a non-stream body is not a JSON object", raw)
+    if _is_error(parsed):
+        raise _provider_error(parsed, raw)
+    name = provider if provider is not None else nonstream_provider(parsed)
+    if name is None:
+        raise WireFormatError(
+            "could not tell which provider's non-stream body this is",
+            raw if raw is not None else orjson.dumps(parsed)[:200],
+        )
+    if name not in RESTREAMERS:
+        raise ValueError(
+            f"no non-stream reader for {name!r}; available: {', '.join(sorted(RESTREAMERS))}"
+        )
+    return reassemble(restream(parsed, name), name)
+
+
+def _is_error(body: dict[str, Any]) -> bool:
+    """An error body: Anthropic's ``{"type": "error", ...}``, or an ``error`` that is no
+    reply's field (a failed Responses ``response`` carries one and is a reply)."""
+    return body.get("type") == "error" or (
+        body.get("error") is not None and nonstream_provider(body) is None
+    )
+
+
+def _provider_error(body: dict[str, Any], raw: bytes | None) -> ProviderError:
+    error = body.get("error")
+    fields = error if isinstance(error, dict) else {"message": error}
+    message = fields.get("message")
+    kind = fields.get("type") or fields.get("status")
+    code = fields.get("code")
+    return ProviderError(
+        str(message) if message is not None else "the provider reported an error",
+        raw if raw is not None else orjson.dumps(body),
+        error_type=kind if isinstance(kind, str) else None,
+        code=str(code) if code is not None else None,
+    )

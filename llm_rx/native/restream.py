@@ -1,0 +1,186 @@
+"""A provider's non-stream JSON body re-framed as that provider's own stream.
+
+``from_native`` reads a non-stream body by re-framing it as the stream the same reply would
+have come as, and decoding that with the provider's own decoder: the decoders stay the one
+place that knows what a provider's fields mean, and invariant 4 (the stream reassembles to
+the non-stream response) holds by construction for everything both shapes carry.
+
+Each re-framing is the smallest stream its decoder reads as the whole reply: Gemini's body is
+one stream chunk, Ollama's is the final NDJSON line; an OpenAI chat completion becomes one
+chunk per choice (the message as the delta) and a usage chunk; an Anthropic message becomes
+``message_start`` with the content given whole, ``message_delta`` and ``message_stop``; a
+Responses ``response`` becomes ``response.created``, one ``output_item.done`` per item and
+the terminal event its status names; a Bedrock ``Converse`` body becomes the event-stream
+messages of ``ConverseStream``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ..wire.eventstream import encode_message
+
+__all__ = ["RESTREAMERS", "nonstream_provider", "restream"]
+
+
+def _sse(frames: list[tuple[str | None, dict[str, Any]]]) -> bytes:
+    return b"".join(
+        (b"event: %s\n" % name.encode() if name else b"") + b"data: " + orjson.dumps(frame)
+        + b"\n\n"
+        for name, frame in frames
+    )
+
+
+def _openai_chat(body: dict[str, Any]) -> bytes:
+    top = {key: value for key, value in body.items() if key not in ("choices", "usage")}
+    top["object"] = "chat.completion.chunk"
+    choices = []
+    for choice in body.get("choices") or ():
+        choice = dict(choice)
+        delta = dict(choice.pop("message", None) or {})
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list):  # (a chunk's calls are keyed by their index)
+            delta["tool_calls"] = [
+                dict(call, index=n) if isinstance(call, dict) else call
+                for n, call in enumerate(calls)
+            ]
+        choices.append({"index": choice.pop("index", 0), "delta": delta, **choice})
+    frames: list[tuple[str | None, dict[str, Any]]] = [(None, {**top, "choices": choices})]
+    if "usage" in body:
+        frames.append((None, {**top, "choices": [], "usage": body["usage"]}))
+    return _sse(frames) + b"data: [DONE]\n\n"
+
+
+def _anthropic(body: dict[str, Any]) -> bytes:
+    message = dict(body)  # (its content, given whole, is read as blocks that start and stop)
+    delta = {
+        "stop_reason": message.pop("stop_reason", None),
+        "stop_sequence": message.pop("stop_sequence", None),
+    }
+    if "stop_details" in message:
+        delta["stop_details"] = message.pop("stop_details")
+    return _sse([
+        ("message_start", {"type": "message_start", "message": message}),
+        ("message_delta", {"type": "message_delta", "delta": delta}),
+        ("message_stop", {"type": "message_stop"}),
+    ])
+
+
+_RESPONSES_END = {"incomplete": "response.incomplete", "failed": "response.failed"}
+
+
+def _openai_responses(body: dict[str, Any]) -> bytes:
+    created = {**body, "output": [], "status": "in_progress", "usage": None}
+    frames: list[tuple[str | None, dict[str, Any]]] = [
+        ("response.created", {"type": "response.created", "response": created})
+    ]
+    for position, item in enumerate(body.get("output") or ()):
+        done = {"type": "response.output_item.done", "output_index": position, "item": item}
+        frames.append(("response.output_item.done", done))
+    end = _RESPONSES_END.get(str(body.get("status")), "response.completed")
+    frames.append((end, {"type": end, "response": body}))
+    return _sse(frames)
+
+
+def _gemini(body: dict[str, Any]) -> bytes:
+    return _sse([(None, body)])  # (a GenerateContentResponse is a stream chunk already)
+
+
+def _ollama(body: dict[str, Any]) -> bytes:
+    return orjson.dumps(body) + b"\n"  # (the final line of a stream, with the whole message)
+
+
+_EVENT_HEADERS = {":content-type": "application/json", ":message-type": "event"}
+
+
+def _bedrock_block(position: int, block: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    at = {"contentBlockIndex": position}
+    member, value = next(iter(block.items())) if block else ("", None)
+    events: list[tuple[str, dict[str, Any]]] = []
+    if member == "text":
+        events.append(("contentBlockDelta", {**at, "delta": {"text": value}}))
+    elif member == "toolUse" and isinstance(value, dict):
+        start = {key: field for key, field in value.items() if key != "input"}
+        arguments = orjson.dumps(value.get("input", {})).decode()
+        events.append(("contentBlockStart", {**at, "start": {"toolUse": start}}))
+        events.append(("contentBlockDelta", {**at, "delta": {"toolUse": {"input": arguments}}}))
+    elif member == "reasoningContent" and isinstance(value, dict):
+        text = value.get("reasoningText")
+        if isinstance(text, dict):
+            parts = [{"text": text.get("text", "")}]
+            if "signature" in text:
+                parts.append({"signature": text["signature"]})
+        else:
+            parts = [{"redactedContent": value.get("redactedContent", "")}]
+        events += [("contentBlockDelta", {**at, "delta": {"reasoningContent": part}})
+                   for part in parts]
+    else:  # (a block ConverseStream gives whole: an image, a citation, a server tool's)
+        events.append(("contentBlockStart", {**at, "start": block}))
+    events.append(("contentBlockStop", at))
+    return events
+
+
+def _bedrock(body: dict[str, Any]) -> bytes:
+    output = body.get("output")
+    message = output.get("message") if isinstance(output, dict) else None
+    message = message if isinstance(message, dict) else {}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("messageStart", {"role": message.get("role", "assistant")})
+    ]
+    for position, block in enumerate(message.get("content") or ()):
+        events += _bedrock_block(position, block if isinstance(block, dict) else {})
+    stop = {"stopReason": body.get("stopReason")}
+    if "additionalModelResponseFields" in body:
+        stop["additionalModelResponseFields"] = body["additionalModelResponseFields"]
+    events.append(("messageStop", stop))
+    metadata: dict[str, Any] = {
+        key: body[key] for key in ("usage", "metrics", "trace") if key in body
+    }
+    if metadata:
+        events.append(("metadata", metadata))
+    return b"".join(
+        encode_message({":event-type": name, **_EVENT_HEADERS}, orjson.dumps(payload))
+        for name, payload in events
+    )
+
+
+#: provider id -> its non-stream body re-framed as its stream
+RESTREAMERS: dict[str, Callable[[dict[str, Any]], bytes]] = {
+    "anthropic": _anthropic,
+    "bedrock-converse": _bedrock,
+    "gemini": _gemini,
+    "ollama": _ollama,
+    "openai-chat": _openai_chat,
+    "openai-responses": _openai_responses,
+}
+
+
+def restream(body: dict[str, Any], provider: str) -> bytes:
+    """``body`` (``provider``'s non-stream JSON) as the bytes of ``provider``'s stream."""
+    return RESTREAMERS[provider](body)
+
+
+def nonstream_provider(body: dict[str, Any]) -> str | None:
+    """The provider whose non-stream body ``body`` is, told by the fields only it has."""
+    kind = body.get("object")
+    if kind == "chat.completion":
+        return "openai-chat"
+    if kind == "response":
+        return "openai-responses"
+    if body.get("type") == "message" and body.get("role") == "assistant":
+        return "anthropic"
+    if "candidates" in body or "usageMetadata" in body or "promptFeedback" in body:
+        return "gemini"
+    if isinstance(body.get("output"), dict) and "stopReason" in body:
+        return "bedrock-converse"
+    if "done" in body and ("message" in body or "response" in body):
+        return "ollama"
+    choices = body.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and (
+        "message" in choices[0]
+    ):
+        return "openai-chat"  # (a compatible host that leaves out ``object``)
+    return None
