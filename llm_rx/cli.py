@@ -193,13 +193,18 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
 }
 
 
+#: The commands whose output is all on stdout, ended by SIGPIPE when it closes. (Never a
+#: command that writes to sockets: a client that goes away would kill the process.)
+_PRINTING = frozenset({"demo", "replay", "reassemble", "events"})
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command; ``argv`` ``None`` means this process's command line (the ``llm-rx``
     command itself, which then also lets a closed stdout end it quietly)."""
-    if argv is None:
-        quiet_on_closed_pipe()
     parser = _parser()
     args = parser.parse_args(argv)
+    if argv is None and args.command in _PRINTING:
+        quiet_on_closed_pipe()
     if getattr(args, "to", None) is not None and not args.native:
         args.subparser.error("--to only works with --native (it names whose body to print)")
     stream = out or sys.stdout
