@@ -62,6 +62,7 @@ from .response import (
     ToolCallBlock,
     Usage,
 )
+from .wire import fast
 
 __all__ = ["ResponseBuilder", "Snapshot", "fold_error"]
 
@@ -268,6 +269,10 @@ class ResponseBuilder:
 
     def feed_all(self, events: Iterable[Event]) -> None:
         """``feed`` each event in turn (one call for a chunk's events)."""
+        if not fast.enabled:  # (the shortcuts off: see :mod:`llm_rx.wire.fast`)
+            for event in events:
+                self.feed(event)
+            return
         if not self.history and events.__class__ is list:
             acc = self._one_block(events)
             if acc is not None:  # the usual chunk: appended at C level
@@ -294,7 +299,7 @@ class ResponseBuilder:
     def advance_all(self, events: list[Event]) -> tuple[list[Snapshot], Exception | None]:
         """``advance`` over a read's events: the snapshot after each, up to the first event
         that could not be fed, and the error it raised (``None`` when all were fed)."""
-        acc = self._one_block(events)
+        acc = self._one_block(events) if fast.enabled else None
         if acc is not None:  # the usual read: appended and numbered at C level
             seqs = range(self._seq + 1, self._seq + len(events) + 1)
             acc.parts.extend(map(_TEXT, events))  # (then their numbers, as ``advance`` does)

@@ -12,6 +12,7 @@ from reactivex import Observable, abc
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Steps
+from ..wire import fast
 
 __all__ = ["fused", "texts_of"]
 
@@ -24,7 +25,8 @@ def fused(
 ) -> Callable[[Observable[Event]], Observable[_T]]:
     """An operator that maps each read's events with ``steps`` in the loop of an
     :class:`~llm_rx.sources.EventSource` it is applied to, and is ``otherwise`` after any
-    other observable (the same values, one observer hop per event more)."""
+    other observable (the same values, one observer hop per event more), or when the
+    shortcuts are off at subscription (see :mod:`llm_rx.wire.fast`)."""
 
     def operator(source: Observable[Event]) -> Observable[_T]:
         if not isinstance(source, EventSource):
@@ -33,6 +35,8 @@ def fused(
         def subscribe(
             observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
+            if not fast.enabled:
+                return otherwise(source).subscribe(observer, scheduler=scheduler)
             return source.subscribe_steps(
                 steps, observer.on_next, observer.on_error, observer.on_error,
                 observer.on_completed, scheduler,

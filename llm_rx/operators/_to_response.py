@@ -11,6 +11,7 @@ from ..builder import ResponseBuilder, fold_error
 from ..events import Event
 from ..response import Response
 from ..sources import EventSource
+from ..wire import fast
 
 __all__ = ["to_response"]
 
@@ -66,7 +67,7 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
             def on_completed() -> None:
                 finish()
 
-            if isinstance(source, EventSource):  # right after a source: a read at a time
+            if isinstance(source, EventSource) and fast.enabled:  # a read at a time
                 return source.subscribe_steps(
                     lambda events: _fed(builder, events), observer.on_next, on_error,
                     on_error, on_completed, scheduler,

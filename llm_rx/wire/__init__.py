@@ -4,6 +4,7 @@ from .anthropic import AnthropicDecoder
 from .base import ChangedFields, Decoder, SSEPayloadDecoder
 from .bedrock import BedrockDecoder
 from .eventstream import EventStreamDecoder
+from .fast import fast_paths
 from .gemini import GeminiDecoder
 from .json_array import JSONArrayDecoder
 from .ndjson import NDJSONDecoder
@@ -30,6 +31,7 @@ __all__ = [
     "SSEEvent",
     "SSEPayloadDecoder",
     "SniffingDecoder",
+    "fast_paths",
     "make_decoder",
     "sniff",
 ]

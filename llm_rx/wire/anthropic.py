@@ -136,7 +136,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
 
     def _frame(self, frame: dict[str, Any], name: str, data: bytes, out: list[Event]) -> None:
         self._forget()
-        if name != "error" and frame.get("type") == "content_block_delta":
+        if self._shortcuts and name != "error" and frame.get("type") == "content_block_delta":
             # The hot path: a text, thinking or argument delta for an open block.
             wire = frame.get("index")
             index = self._blocks.get(wire) if wire.__class__ is int else None

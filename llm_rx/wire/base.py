@@ -22,6 +22,7 @@ import orjson
 
 from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event, MessageStart
+from . import fast
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
 __all__ = [
@@ -195,8 +196,9 @@ class ChangedFields:
         self._keys: tuple[str, ...] = ()
         self._extra_keys: tuple[str, ...] = ()
         # Key layouts seen by any stream, with their fields outside ``known``: a new stream
-        # (whose first frames are on the way to its first delta) finds its layout here.
-        self._layouts = _LAYOUTS.setdefault(known, {})
+        # (whose first frames are on the way to its first delta) finds its layout here
+        # (with the shortcuts off, nothing is shared: see :mod:`llm_rx.wire.fast`).
+        self._layouts = _LAYOUTS.setdefault(known, {}) if fast.enabled else {}
 
     def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         keys = tuple(obj)
@@ -225,11 +227,11 @@ class Decoder(ABC):
     """A provider's incremental decoder: bytes in, events out."""
 
     provider: ClassVar[str]
-    #: Whether runs of frames of a known template decode as one batch (tests turn it off to
-    #: check that it decodes exactly as the frames one by one).
-    batch: ClassVar[bool] = True
 
     def __init__(self) -> None:
+        # Whether this stream takes the shortcuts (byte templates, batches, learned shapes):
+        # read once, when the decoder is made (see :mod:`llm_rx.wire.fast`).
+        self._shortcuts = fast.enabled
         self.started = False  # MessageStart emitted
         self.finished = False  # terminal event emitted or error raised
         self.ignored_frames = 0
@@ -432,7 +434,10 @@ class SSEPayloadDecoder(Decoder):
         keeps_empty: bool,
     ) -> None:
         """Keep ``data``'s template (see :class:`ByteTemplate`) as a shortcut to
-        ``event_type(index, string)``; the latest first, a few at most (one per block)."""
+        ``event_type(index, string)``; the latest first, a few at most (one per block).
+        Nothing is learned with the shortcuts off."""
+        if not self._shortcuts:
+            return
         template = ByteTemplate.learn(data, marker, value)
         if template is None:
             return
@@ -451,7 +456,7 @@ class SSEPayloadDecoder(Decoder):
         """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events): runs of a
         template's frames in batches where there are enough frames, the others one by one."""
         count = len(frames)
-        tries = BATCH_TRIES if self.batch and count >= BATCH else 0
+        tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
         position = 0
         while position < count:
             if tries and count - position >= BATCH and self._batchable():

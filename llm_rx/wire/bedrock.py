@@ -349,7 +349,7 @@ class BedrockDecoder(Decoder):
     def _block_delta(self, payload: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         wire = payload.get("contentBlockIndex")
         delta = payload.get("delta")
-        block = self._blocks.get(wire) if wire.__class__ is int else None
+        block = self._blocks.get(wire) if wire.__class__ is int and self._shortcuts else None
         if block is not None and block.kind == "text" and delta.__class__ is dict:
             text = delta.get("text")
             if text.__class__ is str and len(delta) == 1:  # the common case: text, block open

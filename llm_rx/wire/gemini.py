@@ -502,6 +502,8 @@ class GeminiDecoder(SSEPayloadDecoder):
         """Remember the shape of a plain text chunk, and its bytes (see :meth:`_data`)."""
         self._fast = None
         self._spans = None
+        if not self._shortcuts:
+            return
         candidates = chunk.get("candidates")
         if not (isinstance(candidates, list) and len(candidates) == 1) or chunk.get("error"):
             return

@@ -26,6 +26,7 @@ import re
 import orjson
 
 from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, WireFormatError
+from . import fast
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["JSONArrayDecoder"]
@@ -64,7 +65,9 @@ class JSONArrayDecoder:
         self._depth = 0
         self._pending: list[bytes] = []  # the bytes of the unfinished element
         self._pending_size = 0
-        self._pretty = True  # elements "{\n ... \n}" may end at a "}" starting a line
+        # Elements "{\n ... \n}" may end at a "}" starting a line (a shortcut: see
+        # :mod:`llm_rx.wire.fast`).
+        self._pretty = fast.enabled
         self._fast = False  # the element arriving may take that path
 
     @property

@@ -8,6 +8,7 @@ A line may be split across any number of chunks and a chunk may hold many lines.
 from __future__ import annotations
 
 from ..errors import FrameTooLargeError
+from . import fast
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["NDJSONDecoder"]
@@ -25,6 +26,7 @@ class NDJSONDecoder:
         self.max_frame = max_frame
         self._pending: list[bytes] = []
         self._pending_size = 0
+        self._shortcuts = fast.enabled  # (see :mod:`llm_rx.wire.fast`)
 
     def decode(self, chunk: bytes) -> list[bytes]:
         if b"\n" not in chunk:
@@ -40,7 +42,7 @@ class NDJSONDecoder:
         rest = lines.pop()
         out: list[bytes]
         limit = self.max_frame
-        if max(map(len, lines)) <= limit:  # (C-level work only, no Python per line)
+        if self._shortcuts and max(map(len, lines)) <= limit:  # (C-level work only)
             out = list(map(bytes.strip, lines))
             if b"" in out:
                 out = [line for line in out if line]

@@ -186,7 +186,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
         """Runs of usual lines (see :class:`_Usual`) decode in batches, with no Python work
         per line; the other lines, and all of a short chunk, one by one."""
         count = len(lines)
-        tries = BATCH_TRIES if self.batch and count >= BATCH else 0
+        tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
         position = 0
         while position < count and tries:
             tries -= 1
@@ -230,7 +230,9 @@ class OllamaDecoder(NDJSONPayloadDecoder):
             frame = None
         if frame.__class__ is not dict:
             frame = self._parse(line)  # (says what is wrong with it)
-        elif self.started and frame.keys() == _USUAL and frame["done"] is False:
+        elif (
+            self._shortcuts and self.started and frame.keys() == _USUAL and frame["done"] is False
+        ):
             # The usual line: model, created_at, and a message of role and content.
             message = frame.get("message")
             if message.__class__ is dict and len(message) == 2 and "role" in message:

@@ -172,7 +172,6 @@ class _Layout(NamedTuple):
 
 class OpenAIChatDecoder(SSEPayloadDecoder):
     provider = "openai-chat"
-    fast_path = True  # (tests turn it off to check it decodes exactly as the general path)
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
@@ -302,7 +301,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             for raw_choice in choices:
                 self._choice(raw_choice, out)
         self._usage(chunk, out)
-        if self.fast_path and choices and len(choices) == 1:
+        if self._shortcuts and choices and len(choices) == 1:
             raw = choices[0]
             delta = raw.get("delta") if raw.__class__ is dict else None
             if delta.__class__ is dict and len(delta) == 1:  # (see ``_learn_layout``)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..errors import FrameTooLargeError
+from . import fast
 
 __all__ = ["DEFAULT_MAX_FRAME", "SSEDecoder", "SSEEvent"]
 
@@ -68,6 +69,9 @@ class SSEDecoder:
         self._started = False  # past the BOM check
         self._head = b""  # first bytes held until the BOM check can be decided
         self._names: dict[bytes, str] = {}  # event names seen, decoded once
+        # Whether reads are split at C level where their events allow (see
+        # :mod:`llm_rx.wire.fast`); off, every event is parsed by the general rules.
+        self._shortcuts = fast.enabled
 
     def decode(self, chunk: bytes) -> list[SSEEvent]:
         """The events ``chunk`` completed."""
@@ -80,8 +84,10 @@ class SSEDecoder:
     def decode_payloads(self, chunk: bytes) -> list[bytes | SSEEvent]:
         """Like :meth:`decode`, but a plain ``message`` event (no name, no id so far) is
         given as its ``data`` bytes alone: the hot path makes no object per event."""
+        shortcuts = self._shortcuts
         if (  # One whole "data: ..." event and nothing else: a live stream's usual read.
-            chunk.endswith(b"\n\n")
+            shortcuts
+            and chunk.endswith(b"\n\n")
             and chunk.startswith(b"data: ")
             and chunk.count(b"\n") == 2
             and self._started
@@ -126,7 +132,8 @@ class SSEDecoder:
         events: list[bytes | SSEEvent]
         limit = self.max_frame
         if (
-            not self.names
+            shortcuts
+            and not self.names
             and body.startswith(b"event: ")
             and self.last_event_id is None
             and b"event: error" not in body
@@ -159,7 +166,8 @@ class SSEDecoder:
                         self._hold_after(rest, events)
                     return events
         if (
-            body.startswith(b"data: ")
+            shortcuts
+            and body.startswith(b"data: ")
             and self.last_event_id is None
             and body.count(b"\n") == 2 * body.count(b"\n\ndata: ")
         ):
@@ -178,7 +186,10 @@ class SSEDecoder:
             for block in body.split(b"\n\n"):
                 if len(block) > limit:
                     raise self._too_large(block, events)
-                if block.startswith(b"data: ") and b"\n" not in block:
+                if not shortcuts:
+                    if block:
+                        self._parse_block(block, events)
+                elif block.startswith(b"data: ") and b"\n" not in block:
                     self.recognised = True
                     if len(block) > 6:
                         data = block[6:]

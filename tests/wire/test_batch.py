@@ -4,8 +4,7 @@ what the same frames decoded one by one give, whatever bytes lie between the quo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
@@ -14,7 +13,8 @@ from hypothesis import strategies as st
 
 import llm_rx
 from llm_rx.errors import WireFormatError
-from llm_rx.wire.base import Decoder, SSEPayloadDecoder
+from llm_rx.wire.base import SSEPayloadDecoder
+from llm_rx.wire.fast import fast_paths
 from llm_rx.wire.ollama import OllamaDecoder
 
 from ..helpers import outcome, split_at
@@ -32,13 +32,9 @@ from ..streams import (
 _WORDS = [f" w{i}" for i in range(40)]
 
 
-@contextmanager
-def one_by_one() -> Iterator[None]:
-    Decoder.batch = False
-    try:
-        yield
-    finally:
-        Decoder.batch = True
+def one_by_one() -> AbstractContextManager[None]:
+    """Every shortcut off, batches among them (see :mod:`llm_rx.wire.fast`)."""
+    return fast_paths(False)
 
 
 def _compact(obj: Any) -> bytes:

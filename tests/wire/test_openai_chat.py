@@ -13,7 +13,7 @@ import llm_rx
 from llm_rx.errors import WireFormatError
 from llm_rx.events import ChoiceEnd, MetadataUpdate
 from llm_rx.response import OpaqueBlock, RefusalBlock, TextBlock, ThinkingBlock
-from llm_rx.wire.openai_chat import OpenAIChatDecoder
+from llm_rx.wire.fast import fast_paths
 
 from ..captures import capture
 from ..helpers import decode_events, outcome
@@ -138,17 +138,13 @@ def test_openai_chat_reencode_anthropic_reply() -> None:
     assert native.usage.prompt_tokens == response.usage.input_tokens
 
 
-def test_openai_chat_fast_path_decodes_exactly_as_the_general_path(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from llm_rx.wire.openai_chat import OpenAIChatDecoder
-
+def test_openai_chat_fast_path_decodes_exactly_as_the_general_path() -> None:
     from ..captures import CAPTURES
 
     chats = [c for c in CAPTURES if c.provider == "openai-chat"]
     fast = [outcome([c.data], "openai-chat") for c in chats]
-    monkeypatch.setattr(OpenAIChatDecoder, "fast_path", False)
-    slow = [outcome([c.data], "openai-chat") for c in chats]
+    with fast_paths(False):
+        slow = [outcome([c.data], "openai-chat") for c in chats]
     assert fast == slow
 
 
@@ -175,11 +171,8 @@ def test_openai_chat_template_path_decodes_any_text_exactly(
     response = llm_rx.reassemble(body, "openai-chat")
     assert response.text == "".join(texts) + '"},"logprobs":null,"finish_reason":null}]}'
     fast = outcome([body], "openai-chat")
-    try:
-        OpenAIChatDecoder.fast_path = False
+    with fast_paths(False):
         slow = outcome([body], "openai-chat")
-    finally:
-        OpenAIChatDecoder.fast_path = True
     assert fast == slow
 
 

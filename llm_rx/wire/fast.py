@@ -1,0 +1,42 @@
+"""One switch for every shortcut the library takes, to check that each changes nothing.
+
+The hot paths skip work the general code does: byte templates and batches of frames in the
+decoders, shapes of chunks learned from the last plain one, the framers' whole-read splits,
+the key layouts :class:`~llm_rx.wire.base.ChangedFields` shares between streams, the
+builder's ``feed_all``/``advance_all`` of a read of text deltas, and the operators that run
+in their source's loop (``to_response()``, ``accumulate()``, ``text_only()``,
+``thinking_only()``). Each must give exactly what the general path gives. With ``enabled``
+false none is taken and nothing is shared between streams, so any input can be decoded both
+ways and the outcomes compared::
+
+    with fast_paths(False):
+        slow = llm_rx.reassemble(data)
+    assert llm_rx.reassemble(data) == slow
+
+The switch is read where a shortcut is chosen, never per frame: when a decoder, a framer or a
+``ChangedFields`` is made (it keeps the setting for its stream), when ``feed_all`` or
+``advance_all`` is called, and when an operator is subscribed. It is process-wide and not
+thread-safe: flip it only where no other thread is decoding (tests, a debugging session).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["enabled", "fast_paths"]
+
+#: Whether shortcuts are taken (``False``: every input takes the general path).
+enabled = True
+
+
+@contextmanager
+def fast_paths(on: bool) -> Iterator[None]:
+    """Set :data:`enabled` to ``on`` for the ``with`` block, then back to what it was."""
+    global enabled
+    before = enabled
+    enabled = on
+    try:
+        yield
+    finally:
+        enabled = before

@@ -1,0 +1,226 @@
+"""The shortcuts change nothing: every capture, and every capture mutated, decodes to the same
+events, the same error (type, message, frame) and the same ``Response`` with the shortcuts on
+and off (:mod:`llm_rx.wire.fast`), however its bytes are cut into reads."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import llm_rx
+from llm_rx import operators as lxo
+from llm_rx.builder import ResponseBuilder
+from llm_rx.errors import LlmRxError
+from llm_rx.events import BlockStart, MessageStart, TextDelta
+from llm_rx.sources import EventSource
+from llm_rx.wire import base, gemini, ollama
+from llm_rx.wire.base import ChangedFields, SSEPayloadDecoder
+from llm_rx.wire.eventstream import EventStreamDecoder, encode_message
+from llm_rx.wire.fast import fast_paths
+from llm_rx.wire.sse import SSEDecoder, SSEEvent
+
+from ..captures import CAPTURES, Capture
+from ..helpers import outcome, split_at
+
+# A frame: the event-stream headers (``None`` for a text format) and the frame's bytes.
+Frame = tuple[Any, bytes]
+
+_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
+_VALUE = re.compile(rb'(":\s?)("(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null|\[\]|\{\})')
+# What may go into a string: escapes good and bad, quotes, UTF-8, look-alikes of a frame's end.
+_INSERTS = [b'\\"', b"\\\\", b"\\u00e9", b"\\ud83d\\ude00", b"\\n", b'"', b"\\", b"\\x",
+            b"\\ud800", "\u00e9".encode(), b'"},', b"\n", b"\xc3"]
+# What may replace a value: another type.
+_VALUES = [b"false", b"null", b"[]", b"{}", b'"x"', b"1", b"-0.5", b"true", b"[1]", b'""']
+
+
+def frames_of(capture: Capture) -> list[Frame]:
+    """The capture cut into its frames (SSE events, lines, array elements, messages)."""
+    data = capture.data
+    if capture.provider == "bedrock-converse":
+        return [(dict(m.headers), m.payload) for m in EventStreamDecoder().decode(data)]
+    if capture.provider == "ollama":
+        return [(None, line) for line in data.splitlines(keepends=True)]
+    if data.lstrip()[:1] == b"[":  # a JSON array: cut after each element's closing "}"
+        return [(None, piece) for piece in re.split(rb"(?<=\n\})", data) if piece]
+    return [(None, piece) for piece in re.split(rb"(?<=\n\n)|(?<=\r\n\r\n)", data) if piece]
+
+
+def body_of(frames: list[Frame]) -> bytes:
+    return b"".join(
+        data if headers is None else encode_message(headers, data) for headers, data in frames
+    )
+
+
+def _in_string(data: bytes, draw: Callable[[Any], Any]) -> bytes:
+    strings = list(_STRING.finditer(data))
+    if not strings:
+        return data
+    found = strings[draw(st.integers(0, len(strings) - 1))]
+    at = draw(st.integers(found.start() + 1, found.end() - 1))
+    return data[:at] + draw(st.sampled_from(_INSERTS)) + data[at:]
+
+
+def _retyped(data: bytes, draw: Callable[[Any], Any]) -> bytes:
+    values = list(_VALUE.finditer(data))
+    if not values:
+        return data
+    found = values[draw(st.integers(0, len(values) - 1))]
+    return data[: found.start(2)] + draw(st.sampled_from(_VALUES)) + data[found.end(2) :]
+
+
+@st.composite
+def mutated(draw: Callable[[Any], Any]) -> tuple[str, bytes, list[bytes]]:
+    """A capture with a few mutations, then cut into reads (and maybe cut short)."""
+    capture = draw(st.sampled_from(CAPTURES))
+    frames = frames_of(capture)
+    for _ in range(draw(st.integers(0, 3))):
+        if not frames:
+            break
+        at = draw(st.integers(0, len(frames) - 1))
+        headers, data = frames[at]
+        how = draw(st.sampled_from(["string", "string", "type", "type", "drop", "twice"]))
+        if how == "drop":
+            del frames[at]
+        elif how == "twice":
+            frames.insert(at, frames[at])
+        else:
+            frames[at] = (headers, (_in_string if how == "string" else _retyped)(data, draw))
+    body = body_of(frames)
+    if body and draw(st.booleans()):
+        body = body[: draw(st.integers(0, len(body) - 1))]
+    cuts = draw(st.lists(st.integers(0, max(len(body), 1)), max_size=6))
+    return capture.provider, body, split_at(body, cuts)
+
+
+def _reassembled(chunks: list[bytes], provider: str) -> object:
+    try:
+        return llm_rx.reassemble(chunks, provider).model_dump(mode="json")
+    except LlmRxError as error:
+        return (type(error), error.message, error.raw)
+
+
+def _both(chunks: list[bytes], provider: str) -> tuple[object, object]:
+    """The decoded outcome and the reassembled one. (A frame that crashes a decoder with
+    another exception is the fuzzer's to find; here it must only crash both paths alike.)"""
+    try:
+        return outcome(chunks, provider), _reassembled(chunks, provider)
+    except Exception as error:  # noqa: BLE001 - compared, not hidden
+        return type(error), str(error)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=mutated())
+def test_fast_paths_off_decode_mutated_captures_the_same(
+    case: tuple[str, bytes, list[bytes]],
+) -> None:
+    # bug class: a shortcut (template, batch, learned shape, framer split, fused step) that
+    # reads a frame the general path reads otherwise, or an error whose frame or message
+    # depends on where the reads were cut
+    provider, body, chunks = case
+    fast = _both(chunks, provider)
+    with fast_paths(False):
+        slow = _both(chunks, provider)
+        whole = _both([body], provider) if body else slow
+    assert fast == slow
+    assert slow == whole
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda c: c.name)
+def test_fast_paths_off_decode_every_capture_the_same(capture: Capture) -> None:
+    fast = _both([capture.data], capture.provider)
+    with fast_paths(False):
+        assert _both([capture.data], capture.provider) == fast
+
+
+# -- the switch turns every shortcut off -----------------------------------------------------
+
+
+def _refuse(*_: Any, **__: Any) -> Any:
+    raise AssertionError("a shortcut was taken with the shortcuts off")
+
+
+def test_fast_paths_off_no_decoder_learns_or_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    # bug class: a shortcut the switch does not reach, so a test "with the shortcuts off"
+    # still runs it and compares it with itself
+    monkeypatch.setattr(base.ByteTemplate, "learn", _refuse)
+    monkeypatch.setattr(SSEPayloadDecoder, "_batch", _refuse)
+    monkeypatch.setattr(gemini._Spans, "learn", _refuse)
+    monkeypatch.setattr(ollama._Usual, "learn", _refuse)
+    monkeypatch.setattr(ollama.OllamaDecoder, "_usual_run", _refuse)
+    with fast_paths(False):
+        for capture in CAPTURES:
+            llm_rx.reassemble(capture.data, capture.provider)
+
+
+def test_fast_paths_off_frames_take_the_general_rules() -> None:
+    body = b"".join(b"event: x\ndata: {\"n\": %d}\n\n" % i for i in range(40))
+    with fast_paths(False):
+        framer = SSEDecoder(names=False)
+        plain = SSEDecoder().decode_payloads(b'data: {"a": 1}\n\n')
+    events = framer.decode_payloads(body)
+    assert len(events) == 40
+    assert all(type(event) is SSEEvent for event in events)
+    assert events[3].event == "x"
+    assert [type(event) for event in plain] == [SSEEvent]
+
+
+def test_fast_paths_off_no_layout_is_shared() -> None:
+    # bug class: a layout learned by one stream and read by the next, with the shortcuts off
+    known = frozenset({"fast-paths-test"})
+    with fast_paths(False):
+        first = ChangedFields(known)
+        first.changes({"a": 1, "fast-paths-test": 2})
+        assert ChangedFields(known)._layouts == {}
+    assert known not in base._LAYOUTS
+
+
+def test_fast_paths_off_builder_feeds_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # bug class: the builder's read-at-a-time shortcut still taken with the shortcuts off
+    monkeypatch.setattr(ResponseBuilder, "_one_block", _refuse)
+    capture = next(c for c in CAPTURES if c.name == "anthropic/text-basic.sse")
+    with fast_paths(False):
+        response = llm_rx.reassemble(capture.data, "anthropic")
+        builder = ResponseBuilder()
+        builder.feed_all([MessageStart("anthropic", None, None)])
+        builder.advance(BlockStart(0, "text"))
+        snapshots, failure = builder.advance_all([TextDelta(0, "a"), TextDelta(0, "b")])
+    assert response.complete
+    assert failure is None
+    assert snapshots[-1].response.text == "ab"
+
+
+@pytest.mark.parametrize(
+    "operator", [lxo.to_response, lxo.accumulate, lxo.text_only, lxo.thinking_only]
+)
+def test_fast_paths_off_operators_take_the_rx_path(
+    operator: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bug class: a fused step still run in the source's loop with the shortcuts off
+    capture = next(c for c in CAPTURES if c.name == "anthropic/thinking-signature.sse")
+    values: list[Any] = []
+    llm_rx.from_bytes(capture.data, provider="anthropic").pipe(operator()).subscribe(
+        values.append)
+    original = EventSource.subscribe_steps
+
+    def plain_only(self: EventSource, steps: Any, *rest: Any) -> Any:
+        assert steps is None, "a fused step was run with the shortcuts off"
+        return original(self, steps, *rest)
+
+    monkeypatch.setattr(EventSource, "subscribe_steps", plain_only)
+    plain: list[Any] = []
+    with fast_paths(False):
+        llm_rx.from_bytes(capture.data, provider="anthropic").pipe(operator()).subscribe(
+            plain.append)
+    assert len(plain) == len(values) > 0
+    assert [_comparable(v) for v in plain] == [_comparable(v) for v in values]
+
+
+def _comparable(value: Any) -> Any:
+    response = getattr(value, "response", value)
+    return response.model_dump(mode="json") if hasattr(response, "model_dump") else response
