@@ -8,6 +8,8 @@ whole when they end (their ``input_json_delta`` / string deltas applied), in the
 
 Lenient where the meaning is clear: a delta before ``message_start`` opens the message and
 the block; a repeated ``message_start`` for the same message before any content is ignored.
+A frame whose ``type`` is missing or empty is passed through as an opaque ``unknown`` item
+(its SSE event name is not read: only ``error`` is).
 Strict where it is not: a delta for a block that already ended, or a second message id while
 one is open, is a :class:`ProtocolError`. The terminal frame is ``message_stop``; a stream that
 ends without it (even after ``message_delta``) is truncated. Frames after ``message_stop``
@@ -160,7 +162,9 @@ class AnthropicDecoder(SSEPayloadDecoder):
                 if not isinstance(kind, str):  # no "type": not an Anthropic stream at all
                     raise WireFormatError("the body is not an anthropic event stream", data)
                 self._start(out)
-            out.append(Opaque(str(kind or name), frame))
+            # Named by its payload alone: the SSE event name may not reach here (the framer
+            # drops names of payloads that name their own kind), so it cannot decide.
+            out.append(Opaque(str(kind) if kind else "unknown", frame))
             return
         if not self.started and kind != "message_start":
             self._start(out)

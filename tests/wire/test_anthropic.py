@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from anthropic.types import Message
 
 import llm_rx
-from llm_rx.events import MessageStop
+from llm_rx.events import MessageStop, Opaque
 from llm_rx.response import OpaqueBlock, TextBlock, ToolCallBlock
 
 from ..captures import capture
-from ..helpers import decode_events
+from ..helpers import decode_events, outcome
 from ..streams import (
     MESSAGE_STOP,
     anthropic_events,
@@ -17,6 +18,7 @@ from ..streams import (
     block_stop,
     message_delta,
     message_start,
+    sse,
 )
 
 
@@ -140,3 +142,20 @@ def test_anthropic_server_tool_block_open_at_message_stop_is_closed() -> None:
     stops = [e.index for e in events if isinstance(e, BlockStop)]
     assert starts == stops == [0]
     assert events.index(next(e for e in events if isinstance(e, BlockStop))) < len(events) - 1
+
+
+@pytest.mark.parametrize("frame", [{"index": 0}, {"type": "", "index": 0}, {"type": None}])
+def test_anthropic_frame_without_a_type_is_named_the_same_however_read(
+    frame: dict[str, object],
+) -> None:
+    # bug class: the opaque item named after the SSE event name, which the framer drops when
+    # a read holds several named events: the name then depends on where the reads end
+    body = anthropic_events(message_start(), block_start(0, {"type": "text", "text": ""}))
+    body += sse(frame, event="content_block_start")
+    body += anthropic_events(block_stop(0), message_delta(), MESSAGE_STOP)
+    events = body.split(b"\n\n")
+    whole = outcome([body], "anthropic")
+    one_by_one = outcome([event + b"\n\n" for event in events if event], "anthropic")
+    assert whole == one_by_one
+    (opaque,) = [event for event in whole[0] if isinstance(event, Opaque)]
+    assert opaque == Opaque("unknown", frame)
