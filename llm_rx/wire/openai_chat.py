@@ -10,6 +10,9 @@ End of stream: ``[DONE]``, or EOF after a ``finish_reason`` for every choice (Pe
 complete. ``[DONE]`` without any finish reason (Snowflake) is complete with the reason inferred
 (``tool_use`` when tool calls arrived, else ``end_turn``) and ``details`` saying so. EOF with
 neither is a truncation.
+
+A chunk's ``choices`` is a list (``null`` stands for none, as ``[]``); anything else is a
+:class:`WireFormatError` carrying the chunk, on every path.
 """
 
 from __future__ import annotations
@@ -209,7 +212,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                     break
             else:
                 choices = chunk["choices"]
-                raw = choices[0] if len(choices) == 1 else None
+                raw = choices[0] if choices.__class__ is list and len(choices) == 1 else None
                 if raw.__class__ is dict and tuple(raw) == layout.choice_keys:
                     for key, value in layout.choice_extras:
                         if raw[key] != value:
@@ -288,6 +291,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                 message = error
             raise self._fail(ProviderError(message, data), out, start=True)
         choices = chunk.get("choices")
+        if choices is not None and choices.__class__ is not list:
+            raise WireFormatError("a chunk's choices are not a list", data)
         if not self.started:
             if not chunk.get("model") and not choices:
                 self._metadata(chunk)  # Azure's prompt-filter chunk comes before the model

@@ -11,7 +11,7 @@ from openai.types.chat import ChatCompletion
 
 import llm_rx
 from llm_rx.errors import WireFormatError
-from llm_rx.events import ChoiceEnd, MetadataUpdate
+from llm_rx.events import ChoiceEnd, MetadataUpdate, TextDelta
 from llm_rx.response import OpaqueBlock, RefusalBlock, TextBlock, ThinkingBlock
 from llm_rx.wire.fast import fast_paths
 
@@ -198,3 +198,31 @@ def test_openai_chat_legacy_function_call_is_a_tool_call_and_comes_back() -> Non
 def test_openai_chat_body_read_as_anthropic_is_refused() -> None:
     with pytest.raises(WireFormatError):
         llm_rx.reassemble(capture("openai/chat-text-basic.sse").data, "anthropic")
+
+
+@pytest.mark.parametrize("choices", [False, "x", {"0": {}}, 1])
+@pytest.mark.parametrize("at", [1, 12])  # (the second chunk: the general path; a late one: fast)
+def test_openai_chat_choices_not_a_list_is_a_wire_format_error(choices: object, at: int) -> None:
+    # bug class: "choices": false ignored by the general path (read as no choices) but an
+    # error on the fast one, or an error whose message depends on which path read the chunk
+    chunks = [chat_chunk({"role": "assistant", "content": ""})]
+    chunks += [chat_chunk({"content": f" w{i}"}) for i in range(20)]
+    chunks[at] = {**chunks[at], "choices": choices}
+    body = sse(*chunks, chat_chunk({}, "stop")) + DONE
+    events, error = decode_events([body], "openai-chat")
+    assert isinstance(error, WireFormatError)
+    assert error.message == "a chunk's choices are not a list"
+    assert error.raw is not None
+    assert '"choices":' in error.raw
+    assert sum(isinstance(event, TextDelta) for event in events) == at - 1
+    fast = outcome([body], "openai-chat")
+    with fast_paths(False):
+        assert outcome([body], "openai-chat") == fast
+
+
+def test_openai_chat_choices_null_is_no_choices() -> None:
+    body = sse(chat_chunk({"role": "assistant", "content": "Hi"}),
+               {**chat_chunk({}), "choices": None}, chat_chunk({}, "stop")) + DONE
+    response = llm_rx.reassemble(body, "openai-chat")
+    assert response.complete
+    assert response.text == "Hi"
