@@ -18,8 +18,11 @@ Every check is made before any byte of the frame is trusted: a bad prelude CRC a
 12 bytes are in (a corrupt length would otherwise make the decoder wait for bytes that never
 come), the lengths against each other and against ``max_frame`` (a message longer than it is
 refused before it is buffered), then the message CRC. Each failure raises
-:class:`WireFormatError` (:class:`FrameTooLargeError` for the limit) carrying the frame; the
-messages the same ``decode`` call completed before it are in the error's ``frames``.
+:class:`WireFormatError` (:class:`FrameTooLargeError` for the limit) carrying the frame: the
+whole message when its lengths can be trusted (a bad message CRC, bad headers), else its 12
+bytes of prelude (a bad prelude CRC, impossible lengths, a message over the limit), so the
+frame is the same however the bytes were cut into reads. The messages the same ``decode``
+call completed before it are in the error's ``frames``.
 """
 
 from __future__ import annotations
@@ -164,8 +167,8 @@ class EventStreamDecoder:
         while size - pos >= _PRELUDE:
             total, headers_size, prelude_crc = _prelude.unpack_from(data, pos)
             if crc32(data[pos : pos + 8]) != prelude_crc:
-                raise _corrupt("event-stream prelude CRC mismatch",
-                               data[pos : pos + _RAW_LIMIT], out)
+                raise _corrupt("event-stream prelude CRC mismatch", data[pos : pos + _PRELUDE],
+                               out)
             if total < _OVERHEAD or headers_size > total - _OVERHEAD:
                 raise _corrupt(
                     f"event-stream lengths do not add up (total {total}, headers "
@@ -174,7 +177,7 @@ class EventStreamDecoder:
             if total > self.max_frame:
                 error = FrameTooLargeError(
                     f"event-stream message of {total} bytes is longer than the limit of "
-                    f"{self.max_frame} bytes", data[pos : pos + _RAW_LIMIT],
+                    f"{self.max_frame} bytes", data[pos : pos + _PRELUDE],
                 )
                 error.frames = out
                 raise error

@@ -289,3 +289,29 @@ def test_eventstream_max_frame_counts_the_whole_message() -> None:
     assert decode([one], max_frame=len(one)) != []
     _, error = decode_until_error([one], max_frame=len(one) - 1)
     assert isinstance(error, FrameTooLargeError)
+
+
+@pytest.mark.parametrize("corrupt", ["prelude", "lengths", "too large", "message"])
+def test_eventstream_error_frame_is_the_same_in_any_chunking(corrupt: str) -> None:
+    # bug class: an error carrying "the bytes from the bad message on", as many as the read
+    # happened to hold: the same body cut otherwise gave another frame
+    bad = bytearray(BODY)
+    second = len(event("messageStart", PAYLOADS[0]))
+    if corrupt == "prelude":
+        bad[second + 9] ^= 0x01  # the second message's prelude CRC
+    elif corrupt == "message":
+        bad[second + 60] ^= 0x01
+    else:
+        total = 8 if corrupt == "lengths" else 20_000_000  # (over the default limit)
+        prelude = struct.pack(">II", total, 0)
+        bad[second : second + 12] = prelude + struct.pack(">I", zlib.crc32(prelude))
+    raws = set()
+    for cut in range(0, len(bad) + 1, 7):
+        got, error = decode_until_error(split_at(bytes(bad), [cut]))
+        assert isinstance(error, WireFormatError), cut
+        assert [m.payload for m in got] == PAYLOADS[:1], cut
+        raws.add(error.raw)
+    assert len(raws) == 1
+    expected = bad[second : second + len(event("contentBlockDelta", PAYLOADS[1]))] if (
+        corrupt == "message") else bad[second : second + 12]
+    assert raws == {bytes(expected).decode("utf-8", "replace")}

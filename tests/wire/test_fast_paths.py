@@ -35,6 +35,8 @@ _VALUE = re.compile(rb'(":\s?)("(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?|true|false|nu
 # What may go into a string: escapes good and bad, quotes, UTF-8, look-alikes of a frame's end.
 _INSERTS = [b'\\"', b"\\\\", b"\\u00e9", b"\\ud83d\\ude00", b"\\n", b'"', b"\\", b"\\x",
             b"\\ud800", "\u00e9".encode(), b'"},', b"\n", b"\xc3"]
+# What may replace a byte of the body.
+_BYTES = [b"x", b",", b'"', b"\x00", b"}", b"]", b"\n", b"\xff"]
 # What may replace a value: another type.
 _VALUES = [b"false", b"null", b"[]", b"{}", b'"x"', b"1", b"-0.5", b"true", b"[1]", b'""']
 
@@ -92,6 +94,9 @@ def mutated(draw: Callable[[Any], Any]) -> tuple[str, bytes, list[bytes]]:
         else:
             frames[at] = (headers, (_in_string if how == "string" else _retyped)(data, draw))
     body = body_of(frames)
+    if body and draw(st.integers(0, 3)) == 0:  # a byte changed on the wire (a CRC, a comma)
+        at = draw(st.integers(0, len(body) - 1))
+        body = body[:at] + draw(st.sampled_from(_BYTES)) + body[at + 1 :]
     if body and draw(st.booleans()):
         body = body[: draw(st.integers(0, len(body) - 1))]
     cuts = draw(st.lists(st.integers(0, max(len(body), 1)), max_size=6))
