@@ -360,11 +360,9 @@ class GeminiDecoder(SSEPayloadDecoder):
                 elements = self._array.decode(chunk)
             except LlmRxError as error:
                 elements, failure = getattr(error, "frames", []), error
-            for element in elements:
-                if self.finished:
-                    self.ignored_frames += 1
-                else:
-                    self._chunk(self._element(element), element, out)
+            # (as the SSE form's frames: a chunk of an unexpected shape is a wire-format
+            # error carrying the element, and elements after the end are counted, unread)
+            self._each(elements, out, self._array_element)
             if failure is not None and not self.finished:
                 raise failure
             if self._array.closed and not self.finished:
@@ -383,6 +381,9 @@ class GeminiDecoder(SSEPayloadDecoder):
         except LlmRxError as error:
             raise self._fail(error, out, start=True) from None
         return out  # (closed and not finished cannot be: the "]" ends the reply)
+
+    def _array_element(self, element: bytes, out: list[Event]) -> None:
+        self._chunk(self._element(element), element, out)
 
     def _element(self, element: bytes) -> dict[str, Any]:
         try:

@@ -13,8 +13,9 @@ element ``{\n ... \n}``) take a fast path: the first ``}`` that starts a line is
 element's end once the bytes up to it parse as JSON (a proper prefix of a JSON value never
 does); otherwise the bytes are scanned one structural character at a time. Anything but
 whitespace between elements other than one ``,`` (or the closing ``]``) is a
-:class:`WireFormatError`; bytes after the closing ``]`` are not elements (``trailing`` says
-some came). ``max_frame`` bounds one element: a larger one raises ``FrameTooLargeError``
+:class:`WireFormatError` carrying the first 200 bytes from the one that broke the array (it is
+raised when they are in, or at EOF: the frame never depends on where a read ended); bytes
+after the closing ``]`` are not elements (``trailing`` says some came). ``max_frame`` bounds one element: a larger one raises ``FrameTooLargeError``
 whether it is still arriving or came whole in one chunk. Every error raised by ``decode``
 carries the elements completed before it in ``frames``.
 """
@@ -38,6 +39,11 @@ _NEXT = 2  # after ",": an element
 _AFTER = 3  # after an element: "," or "]"
 _INSIDE = 4  # inside an element
 _CLOSED = 5  # after the closing "]"
+_BROKEN = 6  # after bytes that break the array: held as the error's frame
+
+# Bytes of what broke the array kept as the error's frame. The error is raised once they are
+# all in (or at EOF), so the frame is the same however the body was cut into reads.
+_EVIDENCE = 200
 
 # How the scan inside an element reads the next byte.
 _CODE = 0  # outside strings, inside an object or array
@@ -69,6 +75,7 @@ class JSONArrayDecoder:
         # :mod:`llm_rx.wire.fast`).
         self._pretty = fast.enabled
         self._fast = False  # the element arriving may take that path
+        self._broken: tuple[str, bytearray] | None = None  # why the array broke, and the bytes
 
     @property
     def opened(self) -> bool:
@@ -95,6 +102,8 @@ class JSONArrayDecoder:
         element, if any, as the frame."""
         if self.closed:
             return []
+        if self._broken is not None:
+            raise self._broken_error()
         if self._where == _INSIDE:
             raise IncompleteStreamError("the stream ended inside an array element", self.pending)
         raise IncompleteStreamError("the stream ended before the array's closing ]")
@@ -104,6 +113,9 @@ class JSONArrayDecoder:
         size = len(chunk)
         while at < size:
             where = self._where
+            if where == _BROKEN:
+                self._hold_broken(chunk[at:])
+                return
             if where == _INSIDE:
                 end = self._end(chunk, at)
                 if end < 0:
@@ -122,7 +134,8 @@ class JSONArrayDecoder:
                 return
             if where == _BEFORE:
                 if byte != 0x5B:  # "["
-                    raise WireFormatError("the body is not a JSON array", chunk[at : at + 200])
+                    self._break("the body is not a JSON array")
+                    continue
                 self._where = _FIRST
                 at += 1
             elif where == _AFTER:
@@ -132,16 +145,15 @@ class JSONArrayDecoder:
                     self._where = _CLOSED
                     self.closed = True
                 else:
-                    raise WireFormatError(
-                        "expected ',' or ']' after an array element", chunk[at : at + 200]
-                    )
+                    self._break("expected ',' or ']' after an array element")
+                    continue
                 at += 1
             elif byte == 0x5D and where == _FIRST:  # "[]"
                 self._where = _CLOSED
                 self.closed = True
                 at += 1
             elif byte in b",]":
-                raise WireFormatError("expected an array element", chunk[at : at + 200])
+                self._break("expected an array element")
             else:  # an element starts here
                 self._where = _INSIDE
                 self._depth = 0
@@ -159,6 +171,23 @@ class JSONArrayDecoder:
                     return
                 self._element(chunk[at:end], out)
                 at = end
+
+    def _break(self, why: str) -> None:
+        """The array broke here: hold the bytes from here on (see ``_EVIDENCE``)."""
+        self._where = _BROKEN
+        self._broken = (why, bytearray())
+
+    def _hold_broken(self, data: bytes) -> None:
+        assert self._broken is not None
+        held = self._broken[1]
+        held += data[: _EVIDENCE - len(held)]
+        if len(held) >= _EVIDENCE:
+            raise self._broken_error()
+
+    def _broken_error(self) -> WireFormatError:
+        assert self._broken is not None
+        why, held = self._broken
+        return WireFormatError(why, bytes(held))
 
     def _end(self, data: bytes, at: int) -> int:
         """Where in ``data`` the element (its rest, from ``at``) ends, or ``-1``."""
@@ -247,6 +276,8 @@ class JSONArrayDecoder:
             raise self._too_large(head)
 
     def _too_large(self, element: bytes) -> FrameTooLargeError:
+        # (no more than the bytes over the limit: a held element has no more in)
         return FrameTooLargeError(
-            f"JSON array element larger than the limit of {self.max_frame} bytes", element[:200]
+            f"JSON array element larger than the limit of {self.max_frame} bytes",
+            element[: min(_EVIDENCE, self.max_frame + 1)],
         )

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import llm_rx
-from llm_rx.errors import FrameTooLargeError, LlmRxError
+from llm_rx.errors import FrameTooLargeError, LlmRxError, WireFormatError
 from llm_rx.events import (
     BlockStart,
     ChoiceEnd,
@@ -829,3 +829,32 @@ def test_gemini_span_shortcut_decodes_any_text_and_usage_exactly(
     finally:
         GeminiDecoder._learn_shape = original  # type: ignore[method-assign]
     assert fast == slow
+
+
+@pytest.mark.parametrize("at", [0, 1, 2])  # (a bad separator after the first, second element)
+def test_gemini_array_error_frame_does_not_depend_on_chunking(at: int) -> None:
+    # bug class: a broken array's error carrying the bytes the read happened to hold from the
+    # bad byte on, so the same body cut otherwise gave another frame
+    body = capture("gemini/json-array-multi-chunk.json").data
+    where = [i for i in range(len(body)) if body.startswith(b"\n,", i)][at]
+    bad = body[: where + 1] + b";" + body[where + 2 :]
+    whole = outcome([bad], "gemini")
+    assert whole[1] is WireFormatError
+    assert isinstance(whole[3], str)
+    assert whole[3].startswith(";\r\n{")
+    for cut in range(0, len(bad), 53):
+        assert outcome(split_at(bad, [cut]), "gemini") == whole, cut
+        assert outcome(split_at(bad, [cut, cut + 1, cut + 7]), "gemini") == whole, cut
+
+
+@pytest.mark.parametrize("candidates", [[5], ["x"], [{"content": 3}], {"a": 1}])
+def test_gemini_array_chunk_of_another_shape_is_a_wire_format_error(candidates: Any) -> None:
+    # bug class: the array form's elements decoded without the SSE form's net, so a chunk of
+    # an unexpected shape escaped as AttributeError instead of a WireFormatError
+    chunks = (chunk(text("Hi")), chunk(candidates=candidates), chunk(text("."), finish="STOP"))
+    sse_form = outcome([as_sse(*chunks)], "gemini")
+    array_form = outcome([as_array(*chunks)], "gemini")
+    assert sse_form[1] is WireFormatError
+    assert array_form[:3] == sse_form[:3]
+    assert isinstance(array_form[3], str)
+    assert orjson.loads(array_form[3]) == chunks[1]

@@ -220,10 +220,14 @@ def test_json_array_bytes_after_closing_bracket_are_not_elements() -> None:
 def test_json_array_malformed_structure_is_wire_format_error(
     body: bytes, kept: list[bytes]
 ) -> None:
-    elements, error, _ = decode_until_error([body])
+    # bug class (the frame): the bytes from the bad one to the end of the read, so another
+    # cut of the same body gave another frame
+    elements, error, raw = decode_until_error([body])
     assert error is WireFormatError
     assert elements == kept  # the elements before it are carried, not lost
-    assert decode_until_error(one_by_one(body))[:2] == (kept, WireFormatError)
+    assert raw is not None
+    assert body.decode().endswith(raw)  # from the byte that broke the array on
+    assert decode_until_error(one_by_one(body)) == (kept, WireFormatError, raw)
 
 
 # -- the size bound --------------------------------------------------------------------------
@@ -257,6 +261,23 @@ def test_json_array_max_frame_outcome_does_not_depend_on_chunking(
     limit: int, cuts: list[int]
 ) -> None:
     body = b'[{"a": 1}, "' + b"y" * 25 + b'", [1, 2, 3], {"c": "' + b"z" * 10 + b'"}]'
-    assert decode_until_error(split_at(body, cuts), limit)[:2] == decode_until_error(
-        [body], limit
-    )[:2]
+    # (the frame too: no more of the element than a held one has)
+    assert decode_until_error(split_at(body, cuts), limit) == decode_until_error([body], limit)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    junk=st.sampled_from([b";", b"x", b"}", b" {\"b\": 2}", b"<html>" + b"-" * 300]),
+    cuts=st.lists(st.integers(0, 400), max_size=6),
+)
+def test_json_array_broken_array_frame_does_not_depend_on_chunking(
+    junk: bytes, cuts: list[int]
+) -> None:
+    # bug class: a broken array's error carried what the read held from the bad byte on
+    body = b'[{"a": 1}\n' + junk + b'\n, {"c": 3}]' + b" " * 250
+    whole = decode_until_error([body])
+    assert whole[1] is WireFormatError
+    assert whole[2] is not None
+    assert whole[2].startswith(junk.lstrip()[:200].decode())
+    assert len(whole[2]) <= 200
+    assert decode_until_error(split_at(body, cuts)) == whole
