@@ -13,11 +13,12 @@ element ``{\n ... \n}``) take a fast path: the first ``}`` that starts a line is
 element's end once the bytes up to it parse as JSON (a proper prefix of a JSON value never
 does); otherwise the bytes are scanned one structural character at a time. Anything but
 whitespace between elements other than one ``,`` (or the closing ``]``) is a
-:class:`WireFormatError` carrying the first 200 bytes from the one that broke the array (it is
-raised when they are in, or at EOF: the frame never depends on where a read ended); bytes
-after the closing ``]`` are not elements (``trailing`` says some came). ``max_frame`` bounds one element: a larger one raises ``FrameTooLargeError``
-whether it is still arriving or came whole in one chunk. Every error raised by ``decode``
-carries the elements completed before it in ``frames``.
+:class:`WireFormatError` carrying the first 200 bytes from the one that broke the array (it
+is raised when they are in, or at EOF: the frame never depends on where a read ended); bytes
+after the closing ``]`` are not elements (``trailing`` says some came). ``max_frame`` bounds
+one element: a larger one raises ``FrameTooLargeError`` whether it is still arriving or came
+whole in one chunk. Every error raised by ``decode`` carries the elements completed before it
+in ``frames``.
 """
 
 from __future__ import annotations
