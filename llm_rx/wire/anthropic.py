@@ -144,7 +144,8 @@ class AnthropicDecoder(SSEPayloadDecoder):
             index = self._blocks.get(wire) if wire.__class__ is int else None
             delta = frame.get("delta")
             if index is not None and delta.__class__ is dict and wire not in self._opaque:
-                fast = _FAST_DELTAS.get(delta.get("type"))
+                kind = delta.get("type")  # (a str: an object there is no key, but opaque)
+                fast = _FAST_DELTAS.get(kind) if kind.__class__ is str else None
                 value = delta.get(fast[1]) if fast is not None else None
                 if fast is not None and value.__class__ is str:
                     event_type, _, marker = fast

@@ -8,12 +8,14 @@ from anthropic.types import Message
 import llm_rx
 from llm_rx.events import MessageStop, Opaque
 from llm_rx.response import OpaqueBlock, TextBlock, ToolCallBlock
+from llm_rx.wire.fast import fast_paths
 
 from ..captures import capture
 from ..helpers import decode_events, outcome
 from ..streams import (
     MESSAGE_STOP,
     anthropic_events,
+    block_delta,
     block_start,
     block_stop,
     message_delta,
@@ -159,3 +161,20 @@ def test_anthropic_frame_without_a_type_is_named_the_same_however_read(
     assert whole == one_by_one
     (opaque,) = [event for event in whole[0] if isinstance(event, Opaque)]
     assert opaque == Opaque("unknown", frame)
+
+
+@pytest.mark.parametrize("kind", [{}, [], None, 5])
+def test_anthropic_delta_type_of_another_type_decodes_as_on_the_general_path(
+    kind: object,
+) -> None:
+    # bug class: the hot path looked a delta's "type" up in a dict, so an object there
+    # raised (unhashable) where the general path passes the frame through as opaque
+    deltas = [block_delta(0, {"type": "text_delta", "text": f" w{i}"}) for i in range(20)]
+    deltas[10] = block_delta(0, {"type": kind, "text": "x"})
+    body = anthropic_events(message_start(), block_start(0, {"type": "text", "text": ""}),
+                            *deltas, block_stop(0), message_delta(), MESSAGE_STOP)
+    fast = outcome([body], "anthropic")
+    with fast_paths(False):
+        assert outcome([body], "anthropic") == fast
+    assert fast[1] is None
+    assert Opaque(str(kind), deltas[10]) in fast[0]
