@@ -119,7 +119,7 @@ def _both(chunks: list[bytes], provider: str) -> tuple[object, object]:
         return type(error), str(error)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=mutated())
 def test_fast_paths_off_decode_mutated_captures_the_same(
     case: tuple[str, bytes, list[bytes]],
