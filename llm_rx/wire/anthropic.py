@@ -12,7 +12,10 @@ A frame whose ``type`` is missing or empty is passed through as an opaque ``unkn
 (its SSE event name is not read: only ``error`` is).
 Strict where it is not: a delta for a block that already ended, or a second message id while
 one is open, is a :class:`ProtocolError`. The terminal frame is ``message_stop``; a stream that
-ends without it (even after ``message_delta``) is truncated. Frames after ``message_stop``
+ends without it (even after ``message_delta``) is truncated. A stream that ends properly but
+never had its ``message_start`` (the tail of a file, a late subscriber to a live bus) is not
+the whole reply: what arrived is kept, then a :class:`ProtocolError` says the start was not
+seen (a start that comes late, after a first delta, is fine). Frames after ``message_stop``
 (several replies in one body) are not part of this reply and are ignored.
 """
 
@@ -248,6 +251,9 @@ class AnthropicDecoder(SSEPayloadDecoder):
         self._emit_pending_opaque(out, close=True)
         for wire in list(self._blocks):
             out.append(BlockStop(self._blocks.pop(wire)))
+        if not self._had_start:
+            raise ProtocolError("the reply ended, but its start (message_start) was not seen: "
+                                "only its tail arrived", raw)
         self.finished = True
         if self._stop is None:
             out.append(MessageStop("end_turn", "inferred: message_stop without a stop_reason"))

@@ -12,9 +12,12 @@ End of stream: ``messageStop``, then an optional ``metadata``. The reply ends at
 ``metadata`` after ``messageStop`` or at EOF after ``messageStop`` (which is complete, with
 usage absent if no ``metadata`` came); a frame of another kind after ``messageStop`` is not
 part of the reply. EOF before ``messageStop`` is a truncation, also in the middle of a tool
-call's input (PITFALLS 21). A bad CRC or malformed frame is a :class:`WireFormatError`
-carrying the frame; an ``exception`` message (``throttlingException``,
-``modelStreamErrorException``, ...) is a :class:`ProviderError`.
+call's input (PITFALLS 21). A reply that reaches ``messageStop`` without having had its
+``messageStart`` (a tail) is not whole: what arrived is kept, then a :class:`ProtocolError`
+says the start was not seen. (A ``messageStart`` after content is a protocol error too: it
+is another message spliced in, not a late start.) A bad CRC or malformed frame is a
+:class:`WireFormatError` carrying the frame; an ``exception`` message
+(``throttlingException``, ``modelStreamErrorException``, ...) is a :class:`ProviderError`.
 
 Server-executed tools (a ``toolUse`` of type ``server_tool_use`` and ``toolResult`` blocks)
 are ``opaque`` blocks, emitted whole when they end, as the Converse content block they
@@ -170,6 +173,7 @@ class BedrockDecoder(Decoder):
         self._next_block = 0
         self._had_tools = False
         self._metadata_seen = False
+        self._had_start = False  # messageStart arrived (not only a lenient start)
         self._stop: MessageStop | None = None  # messageStop arrived; MessageStop is deferred
         self._handlers = {
             "contentBlockDelta": self._block_delta,
@@ -262,8 +266,10 @@ class BedrockDecoder(Decoder):
     def _message_start(self, payload: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         if self.started:
             if self._next_block == 0 and not self._closed:
-                return  # a repeated (or late) messageStart before any content: harmless
+                self._had_start = True  # a repeated (or late) one before any content: harmless
+                return
             raise ProtocolError("messageStart while a message is open", raw)
+        self._had_start = True
         self._start(out)
         extra = _unpadded(payload, "role")
         if extra:
@@ -276,6 +282,9 @@ class BedrockDecoder(Decoder):
             out.append(BlockStop(pending.index))
         for wire in list(self._blocks):
             out.append(BlockStop(self._blocks.pop(wire).index))
+        if not self._had_start:
+            raise ProtocolError("the reply ended, but its start (messageStart) was not seen: "
+                                "only its tail arrived", raw)
         extra = _unpadded(payload, "stopReason")
         if extra:
             out.append(MetadataUpdate(extra))

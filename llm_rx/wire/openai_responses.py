@@ -36,8 +36,16 @@ that reason as ``stop_details``, and all the content (PITFALLS 23: not a crash, 
 success). ``response.failed`` and an ``error`` event are in-band provider errors: what arrived
 is kept, then :class:`ProviderError`. Usage is read from those terminal responses only, never
 from ``response.created``/``in_progress`` (PITFALLS 6). EOF before a terminal event is a
-truncation. A resumed stream (no ``response.created``) decodes: a delta for an item never
-announced opens it, and the terminal response fills in the model and id.
+truncation.
+
+The start is ``response.created`` (``response.queued`` or ``response.in_progress`` for a
+background reply). A stream without one is a tail: a late subscriber's, or a stream resumed
+with ``starting_after``. It decodes (a delta for an item never announced opens it, the
+terminal response fills in the model and id), but it is not the whole reply, so at its
+terminal event a :class:`ProtocolError` says the start was not seen (``complete`` false,
+the content kept). Sequence numbers starting above 0 are no reason to take it as whole: they
+say where the tail starts, not that what came before is here. To reassemble a resumed reply,
+decode the first connection's bytes followed by the resumed ones: the start is then seen.
 """
 
 from __future__ import annotations
@@ -183,6 +191,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         self._id: str | None = None
         self._client_items = False
         self._refusal = False
+        self._had_start = False  # response.created (or queued / in_progress) arrived
         self._handlers = {
             "response.output_text.delta": self._text_delta,
             "response.function_call_arguments.delta": self._args_delta,
@@ -253,7 +262,8 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
 
     def _snapshot_event(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         """``response.created``/``in_progress``/``queued``: metadata only (a usage there is
-        not the reply's: PITFALLS 6)."""
+        not the reply's: PITFALLS 6). Each is the reply's start: its head arrived."""
+        self._had_start = True
         response = frame.get("response")
         if isinstance(response, dict):
             self._metadata(response, out)
@@ -290,6 +300,9 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         self._close_response(response, out, stop=True)
         for item in self._items.values():
             self._close_all(item, out)  # a block still open at the end is closed implicitly
+        if not self._had_start:
+            raise ProtocolError("the reply ended, but its start (response.created) was not seen: "
+                                "only its tail arrived", raw)
         self.finished = True
         if frame.get("type") == "response.incomplete":
             details = response.get("incomplete_details") if isinstance(response, dict) else None

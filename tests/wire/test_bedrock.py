@@ -442,6 +442,9 @@ def test_bedrock_unknown_event_and_delta_pass_through_as_opaque() -> None:
 
 
 def test_bedrock_delta_before_message_start_is_kept() -> None:
+    # (with no messageStart at all the reply is a tail: kept, but not complete)
     response = reassemble(delta(0, text="early"), stop(0), END)
     assert response.text == "early"
-    assert response.complete
+    assert not response.complete
+    assert response.error is not None
+    assert response.error.kind == "protocol"

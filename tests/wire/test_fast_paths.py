@@ -20,15 +20,12 @@ from llm_rx.events import BlockStart, MessageStart, TextDelta
 from llm_rx.sources import EventSource
 from llm_rx.wire import base, gemini, ollama
 from llm_rx.wire.base import ChangedFields, SSEPayloadDecoder
-from llm_rx.wire.eventstream import EventStreamDecoder, encode_message
 from llm_rx.wire.fast import fast_paths
 from llm_rx.wire.sse import SSEDecoder, SSEEvent
 
 from ..captures import CAPTURES, Capture
 from ..helpers import outcome, split_at
-
-# A frame: the event-stream headers (``None`` for a text format) and the frame's bytes.
-Frame = tuple[Any, bytes]
+from .frames import body_of, frames_of
 
 _STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
 _VALUE = re.compile(rb'(":\s?)("(?:[^"\\\n]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null|\[\]|\{\})')
@@ -39,24 +36,6 @@ _INSERTS = [b'\\"', b"\\\\", b"\\u00e9", b"\\ud83d\\ude00", b"\\n", b'"', b"\\",
 _BYTES = [b"x", b",", b'"', b"\x00", b"}", b"]", b"\n", b"\xff"]
 # What may replace a value: another type.
 _VALUES = [b"false", b"null", b"[]", b"{}", b'"x"', b"1", b"-0.5", b"true", b"[1]", b'""']
-
-
-def frames_of(capture: Capture) -> list[Frame]:
-    """The capture cut into its frames (SSE events, lines, array elements, messages)."""
-    data = capture.data
-    if capture.provider == "bedrock-converse":
-        return [(dict(m.headers), m.payload) for m in EventStreamDecoder().decode(data)]
-    if capture.provider == "ollama":
-        return [(None, line) for line in data.splitlines(keepends=True)]
-    if data.lstrip()[:1] == b"[":  # a JSON array: cut after each element's closing "}"
-        return [(None, piece) for piece in re.split(rb"(?<=\n\})", data) if piece]
-    return [(None, piece) for piece in re.split(rb"(?<=\n\n)|(?<=\r\n\r\n)", data) if piece]
-
-
-def body_of(frames: list[Frame]) -> bytes:
-    return b"".join(
-        data if headers is None else encode_message(headers, data) for headers, data in frames
-    )
 
 
 def _in_string(data: bytes, draw: Callable[[Any], Any]) -> bytes:

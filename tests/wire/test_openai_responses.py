@@ -264,12 +264,15 @@ def test_openai_responses_openrouter_done_after_completed_is_ignored() -> None:
 
 def test_openai_responses_resumed_stream_without_created_decodes() -> None:
     # A stream resumed with `starting_after` begins mid-item: no response.created, no
-    # output_item.added for the item whose deltas arrive.
+    # output_item.added for the item whose deltas arrive. It decodes, but it is a tail, not
+    # the whole reply (see test_start_frame.py).
     name = "openai/responses-basic-llm.sse"
     data = capture(name).data
     resumed = data[data.index(b"event: response.output_text.delta"):]
     response = reassemble(resumed)
-    assert response.complete
+    assert not response.complete
+    assert response.error is not None
+    assert response.error.kind == "protocol"
     assert response.text == "pong"
     final = wire(name, "response.completed")[0]["response"]
     assert (response.model, response.id) == (final["model"], final["id"])
@@ -284,7 +287,7 @@ def test_openai_responses_resumed_after_items_ended_keeps_the_rest() -> None:
     resumed = data[data.index(b"event: response.output_item.added\ndata: {\"type\":"
                               b"\"response.output_item.added\",\"sequence_number\":399"):]
     response = reassemble(resumed)
-    assert response.complete
+    assert not response.complete  # (a tail: see test_start_frame.py)
     assert [block.type for block in response.content] == ["text"]
     events, _ = decode_events([resumed], "openai-responses")
     starts = [e for e in events if isinstance(e, MessageStart)]
