@@ -329,6 +329,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             or raw.get("usage") is not None
             or chunk.get("usage") is not None
             or "index" not in raw
+            # (the general path still waits for a first "created": a layout would skip it)
+            or ("created" in chunk and "created" not in self._fields.values)
         ):
             return
         self._layout = _Layout(

@@ -226,3 +226,16 @@ def test_openai_chat_choices_null_is_no_choices() -> None:
     response = llm_rx.reassemble(body, "openai-chat")
     assert response.complete
     assert response.text == "Hi"
+
+
+def test_openai_chat_first_created_after_a_false_one_is_kept_on_the_fast_path() -> None:
+    # bug class: the learned layout skips "created" (read once), but the general path still
+    # waited for a first truthy one: a chunk taken by the layout lost it
+    chunks = [chat_chunk({"role": "assistant", "content": ""})]
+    chunks += [chat_chunk({"content": f" w{i}"}) for i in range(20)]
+    chunks[:2] = [{**chunk, "created": False} for chunk in chunks[:2]]  # (then one of 1)
+    body = sse(*chunks, chat_chunk({}, "stop")) + DONE
+    fast = outcome([body], "openai-chat")
+    with fast_paths(False):
+        assert outcome([body], "openai-chat") == fast
+    assert llm_rx.reassemble(body, "openai-chat").extra.get("created") == 1
