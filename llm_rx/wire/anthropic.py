@@ -65,6 +65,8 @@ _FAST_DELTAS: dict[Any, tuple[type[Any], str, bytes]] = {
     )
 }
 
+_NO_TYPE = object()  # equal to no frame's type
+
 _STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
     "max_tokens": "max_tokens",
@@ -120,6 +122,9 @@ class AnthropicDecoder(SSEPayloadDecoder):
         self._next_block = 0
         self._opaque: dict[int, tuple[int, dict[str, Any], list[str]]] = {}
         self._stop: tuple[StopReason, Any, str | None] | None = None
+        # The frame type the hot path takes: none with the shortcuts off (chosen once here,
+        # so the hot path does no more per frame).
+        self._hot: object = "content_block_delta" if self._shortcuts else _NO_TYPE
         self._handlers = {
             "content_block_delta": self._block_delta,
             "content_block_start": self._block_start,
@@ -141,7 +146,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
 
     def _frame(self, frame: dict[str, Any], name: str, data: bytes, out: list[Event]) -> None:
         self._forget()
-        if self._shortcuts and name != "error" and frame.get("type") == "content_block_delta":
+        if name != "error" and frame.get("type") == self._hot:
             # The hot path: a text, thinking or argument delta for an open block.
             wire = frame.get("index")
             index = self._blocks.get(wire) if wire.__class__ is int else None
