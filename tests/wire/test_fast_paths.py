@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -55,17 +55,31 @@ def _retyped(data: bytes, draw: Callable[[Any], Any]) -> bytes:
     return data[: found.start(2)] + draw(st.sampled_from(_VALUES)) + data[found.end(2) :]
 
 
+class Case(NamedTuple):
+    """A mutated capture cut into reads; its repr names what was done, not the bytes."""
+
+    provider: str
+    body: bytes
+    chunks: list[bytes]
+    done: str
+
+    def __repr__(self) -> str:
+        return f"Case({self.done}, {len(self.body)} bytes in {len(self.chunks)} reads)"
+
+
 @st.composite
-def mutated(draw: Callable[[Any], Any]) -> tuple[str, bytes, list[bytes]]:
+def mutated(draw: Callable[[Any], Any]) -> Case:
     """A capture with a few mutations, then cut into reads (and maybe cut short)."""
     capture = draw(st.sampled_from(CAPTURES))
     frames = frames_of(capture)
+    done = [capture.name]
     for _ in range(draw(st.integers(0, 3))):
         if not frames:
             break
         at = draw(st.integers(0, len(frames) - 1))
         headers, data = frames[at]
         how = draw(st.sampled_from(["string", "string", "type", "type", "drop", "twice"]))
+        done.append(f"{how} frame {at}")
         if how == "drop":
             del frames[at]
         elif how == "twice":
@@ -76,10 +90,12 @@ def mutated(draw: Callable[[Any], Any]) -> tuple[str, bytes, list[bytes]]:
     if body and draw(st.integers(0, 3)) == 0:  # a byte changed on the wire (a CRC, a comma)
         at = draw(st.integers(0, len(body) - 1))
         body = body[:at] + draw(st.sampled_from(_BYTES)) + body[at + 1 :]
+        done.append(f"byte {at} {body[at : at + 1]!r}")
     if body and draw(st.booleans()):
         body = body[: draw(st.integers(0, len(body) - 1))]
+        done.append(f"cut at {len(body)}")
     cuts = draw(st.lists(st.integers(0, max(len(body), 1)), max_size=6))
-    return capture.provider, body, split_at(body, cuts)
+    return Case(capture.provider, body, split_at(body, cuts), ", ".join(done))
 
 
 def _reassembled(chunks: list[bytes], provider: str) -> object:
@@ -100,13 +116,11 @@ def _both(chunks: list[bytes], provider: str) -> tuple[object, object]:
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=mutated())
-def test_fast_paths_off_decode_mutated_captures_the_same(
-    case: tuple[str, bytes, list[bytes]],
-) -> None:
+def test_fast_paths_off_decode_mutated_captures_the_same(case: Case) -> None:
     # bug class: a shortcut (template, batch, learned shape, framer split, fused step) that
     # reads a frame the general path reads otherwise, or an error whose frame or message
     # depends on where the reads were cut
-    provider, body, chunks = case
+    provider, body, chunks, _ = case
     fast = _both(chunks, provider)
     with fast_paths(False):
         slow = _both(chunks, provider)
