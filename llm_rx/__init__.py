@@ -57,7 +57,8 @@ from .response import (
     Usage,
 )
 from .sources import from_async_bytes, from_bytes, from_file
-from .wire.registry import PROVIDERS, make_decoder, sniff
+from .wire.providers import ProviderId, ProviderName
+from .wire.registry import PROVIDERS, looks_nonstream, make_decoder, sniff
 
 __version__ = "0.1.0"
 
@@ -82,6 +83,8 @@ __all__ = [
     "OpaqueBlock",
     "ProtocolError",
     "ProviderError",
+    "ProviderId",
+    "ProviderName",
     "RefusalBlock",
     "RefusalDelta",
     "Response",
@@ -107,6 +110,7 @@ __all__ = [
     "from_bytes",
     "from_file",
     "from_native",
+    "looks_nonstream",
     "make_decoder",
     "reassemble",
     "sniff",

@@ -10,6 +10,7 @@ from .errors import LlmRxError
 from .events import Event
 from .response import Response
 from .sources._engine import decode_all, new_decoder
+from .wire.providers import ProviderName
 from .wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["reassemble"]
@@ -17,7 +18,7 @@ __all__ = ["reassemble"]
 
 def reassemble(
     data: bytes | bytearray | memoryview | Iterable[bytes] | os.PathLike[str],
-    provider: str | None = None,
+    provider: ProviderName | None = None,
     *,
     max_frame: int = DEFAULT_MAX_FRAME,
 ) -> Response:
@@ -41,7 +42,7 @@ def reassemble(
     return _reassemble(data, provider, max_frame)
 
 
-def _reassemble(chunks: Iterable[bytes], provider: str | None, max_frame: int) -> Response:
+def _reassemble(chunks: Iterable[bytes], provider: ProviderName | None, max_frame: int) -> Response:
     builder = ResponseBuilder(history=False)
     feed_all = builder.feed_all
 

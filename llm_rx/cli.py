@@ -43,6 +43,7 @@ from .native import ENCODERS, to_native
 from .response import Response
 from .sinks import terminal_display
 from .sources import from_bytes
+from .wire.providers import ProviderName, provider_id
 from .wire.registry import PROVIDERS
 
 __all__ = ["main"]
@@ -58,11 +59,13 @@ def _dump(value: Any, out: TextIO, *, indent: bool = True) -> None:
     out.write(orjson.dumps(value, option=option).decode() + "\n")
 
 
-def _events(chunks: Iterable[bytes], provider: str | None) -> Observable[Event]:
+def _events(chunks: Iterable[bytes], provider: ProviderName | None) -> Observable[Event]:
     return from_bytes(chunks, provider)
 
 
-def _replay(chunks: Iterable[bytes], provider: str | None, delay: float, out: TextIO) -> Response:
+def _replay(
+    chunks: Iterable[bytes], provider: ProviderName | None, delay: float, out: TextIO
+) -> Response:
     events = _events(chunks, provider)
     if delay > 0:
         events = events.pipe(lxo.paced(delay))
@@ -123,7 +126,7 @@ def _cmd_reassemble(args: argparse.Namespace, out: TextIO) -> int:
     with open_input(args.file) as chunks:
         response = run_to_end(_events(chunks, args.provider).pipe(lxo.to_response()))
     if args.native:
-        _dump(to_native(response, args.to or response.provider), out)
+        _dump(to_native(response, provider_id(args.to or response.provider)), out)
     else:
         _dump(response.model_dump(mode="json"), out)
     return _outcome(response)

@@ -13,6 +13,8 @@ HERE = Path(__file__).parent / "captures"
 # wire_format (MANIFEST column) -> the provider id that decodes it
 _WIRE_FORMATS = {
     "openai-chat-sse": "openai-chat",
+    "openai-completions-sse": "openai-completions",
+    "cohere-v2-sse": "cohere",
     "anthropic-sse": "anthropic",
     "openai-responses-sse": "openai-responses",
     "gemini-sse": "gemini",

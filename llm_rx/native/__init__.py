@@ -13,27 +13,32 @@ from collections.abc import Callable
 from typing import Any
 
 from ..response import Response
+from ..wire.providers import ProviderId
 from .anthropic import to_anthropic
 from .bedrock import to_bedrock
+from .cohere import to_cohere
 from .from_native import from_native
 from .gemini import to_gemini
 from .ollama import to_ollama
 from .openai_chat import to_openai_chat
+from .openai_completions import to_openai_completions
 from .openai_responses import to_openai_responses
 
 __all__ = ["ENCODERS", "from_native", "to_native"]
 
-ENCODERS: dict[str, Callable[[Response], dict[str, Any]]] = {
+ENCODERS: dict[ProviderId, Callable[[Response], dict[str, Any]]] = {
     "anthropic": to_anthropic,
     "bedrock-converse": to_bedrock,
+    "cohere": to_cohere,
     "gemini": to_gemini,
     "ollama": to_ollama,
     "openai-chat": to_openai_chat,
+    "openai-completions": to_openai_completions,
     "openai-responses": to_openai_responses,
 }
 
 
-def to_native(response: Response, provider: str) -> dict[str, Any]:
+def to_native(response: Response, provider: ProviderId) -> dict[str, Any]:
     """The non-stream JSON body (a ``dict``) of ``provider`` for ``response``.
 
     The body is the caller's own: nothing in it is shared with the (frozen) ``response``.

@@ -20,12 +20,15 @@ import orjson
 from .._reassemble import reassemble
 from ..errors import ProviderError, WireFormatError
 from ..response import Response
+from ..wire.providers import ProviderId, provider_id
 from .restream import RESTREAMERS, nonstream_provider, restream
 
 __all__ = ["from_native"]
 
 
-def from_native(body: bytes | bytearray | dict[str, Any], provider: str | None = None) -> Response:
+def from_native(
+    body: bytes | bytearray | dict[str, Any], provider: ProviderId | None = None
+) -> Response:
     """The ``Response`` of a non-stream body: the JSON (``bytes`` or a parsed ``dict``)
     that ``provider``'s non-streamed call returned, told from its fields when not given.
 
@@ -59,7 +62,7 @@ def from_native(body: bytes | bytearray | dict[str, Any], provider: str | None =
         raise ValueError(
             f"no non-stream reader for {name!r}; available: {', '.join(sorted(RESTREAMERS))}"
         )
-    return reassemble(restream(parsed, name), name)
+    return reassemble(restream(parsed, name), provider_id(name))
 
 
 def _is_error(body: dict[str, Any]) -> bool:

@@ -12,13 +12,14 @@ from ..events import Event, MessageStop
 from ..sources import EventSource
 from ..sources._engine import decoded, flushed
 from ..sources._source import Reading
+from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["decode"]
 
 
 def decode(
-    provider: str | None = None, *, max_frame: int = DEFAULT_MAX_FRAME
+    provider: ProviderName | None = None, *, max_frame: int = DEFAULT_MAX_FRAME
 ) -> Callable[[Observable[bytes]], Observable[Event]]:
     """Decode byte chunks into events; the provider is sniffed when not given.
 
@@ -54,7 +55,9 @@ def decode(
 class _Decoded(EventSource):
     """The events of the byte chunks an upstream observable gives (``decode()``)."""
 
-    def __init__(self, source: Observable[bytes], provider: str | None, max_frame: int) -> None:
+    def __init__(
+        self, source: Observable[bytes], provider: ProviderName | None, max_frame: int
+    ) -> None:
         super().__init__(provider, max_frame)
         self._source = source
 

@@ -11,6 +11,7 @@ from reactivex.disposable import Disposable
 
 from ..errors import LlmRxError
 from ..events import Event
+from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import decoded, flushed, source_failed
 from ._source import EventSource, Reading
@@ -21,7 +22,9 @@ __all__ = ["from_async_bytes"]
 class _AsyncSource(EventSource):
     """Events from an async byte iterator, read by a task on the running event loop."""
 
-    def __init__(self, chunks: AsyncIterable[bytes], provider: str | None, max_frame: int) -> None:
+    def __init__(
+        self, chunks: AsyncIterable[bytes], provider: ProviderName | None, max_frame: int
+    ) -> None:
         super().__init__(provider, max_frame)
         self._chunks = chunks
 
@@ -68,7 +71,7 @@ class _AsyncSource(EventSource):
 
 def from_async_bytes(
     chunks: AsyncIterable[bytes],
-    provider: str | None = None,
+    provider: ProviderName | None = None,
     *,
     max_frame: int = DEFAULT_MAX_FRAME,
 ) -> Observable[Event]:

@@ -11,6 +11,7 @@ from reactivex.scheduler import CurrentThreadScheduler
 
 from ..errors import LlmRxError
 from ..events import Event
+from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import decode_all
 from ._source import EventSource, Reading
@@ -31,7 +32,7 @@ def _chunks_of(data: BytesLike | Iterable[bytes]) -> Iterable[bytes]:
 class _BytesSource(EventSource):
     """Events from a byte iterable (or a callable giving one), read on a scheduler."""
 
-    def __init__(self, chunks: Any, provider: str | None, max_frame: int) -> None:
+    def __init__(self, chunks: Any, provider: ProviderName | None, max_frame: int) -> None:
         super().__init__(provider, max_frame)
         self._chunks = chunks
 
@@ -58,7 +59,7 @@ class _BytesSource(EventSource):
 
 def from_bytes(
     data: BytesLike | Iterable[bytes],
-    provider: str | None = None,
+    provider: ProviderName | None = None,
     *,
     max_frame: int = DEFAULT_MAX_FRAME,
 ) -> Observable[Event]:
@@ -81,7 +82,7 @@ def iter_file(path: str | os.PathLike[str], chunk_size: int = 64 * 1024) -> Iter
 
 def from_file(
     path: str | os.PathLike[str],
-    provider: str | None = None,
+    provider: ProviderName | None = None,
     *,
     chunk_size: int = 64 * 1024,
     max_frame: int = DEFAULT_MAX_FRAME,

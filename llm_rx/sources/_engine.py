@@ -7,13 +7,14 @@ from collections.abc import Callable, Iterable
 from ..errors import IncompleteStreamError, LlmRxError
 from ..events import Event
 from ..wire.base import PASS_THROUGH, Decoder, shape_error
+from ..wire.providers import ProviderName
 from ..wire.registry import SniffingDecoder, make_decoder
 from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["decode_all", "decoded", "flushed", "new_decoder", "source_failed"]
 
 
-def new_decoder(provider: str | None, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
+def new_decoder(provider: ProviderName | None, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
     """The decoder for ``provider``, or one that tells the provider from the first bytes."""
     if provider is None:
         return SniffingDecoder(max_frame)

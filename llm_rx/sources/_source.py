@@ -11,6 +11,7 @@ from reactivex.disposable import CompositeDisposable, Disposable
 
 from ..events import Event
 from ..wire.base import Decoder
+from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import new_decoder
 
@@ -40,7 +41,9 @@ class EventSource(Observable[Event]):
     ``text_only()`` costs no observer hop per event when it sits right after the source.
     """
 
-    def __init__(self, provider: str | None = None, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+    def __init__(
+        self, provider: ProviderName | None = None, max_frame: int = DEFAULT_MAX_FRAME
+    ) -> None:
         super().__init__()
         self._provider = provider
         self._max_frame = max_frame

@@ -3,6 +3,7 @@
 from .anthropic import AnthropicDecoder
 from .base import ChangedFields, Decoder, SSEPayloadDecoder
 from .bedrock import BedrockDecoder
+from .cohere import CohereDecoder
 from .eventstream import EventStreamDecoder
 from .fast import fast_paths
 from .gemini import GeminiDecoder
@@ -10,8 +11,17 @@ from .json_array import JSONArrayDecoder
 from .ndjson import NDJSONDecoder
 from .ollama import OllamaDecoder
 from .openai_chat import OpenAIChatDecoder
+from .openai_completions import OpenAICompletionsDecoder
 from .openai_responses import OpenAIResponsesDecoder
-from .registry import PROVIDERS, SniffingDecoder, make_decoder, sniff
+from .providers import ProviderId, ProviderName
+from .registry import (
+    PROVIDERS,
+    CheckedDecoder,
+    SniffingDecoder,
+    looks_nonstream,
+    make_decoder,
+    sniff,
+)
 from .sse import SSEDecoder, SSEEvent
 
 __all__ = [
@@ -19,6 +29,8 @@ __all__ = [
     "AnthropicDecoder",
     "BedrockDecoder",
     "ChangedFields",
+    "CheckedDecoder",
+    "CohereDecoder",
     "Decoder",
     "EventStreamDecoder",
     "GeminiDecoder",
@@ -26,12 +38,16 @@ __all__ = [
     "NDJSONDecoder",
     "OllamaDecoder",
     "OpenAIChatDecoder",
+    "OpenAICompletionsDecoder",
     "OpenAIResponsesDecoder",
+    "ProviderId",
+    "ProviderName",
     "SSEDecoder",
     "SSEEvent",
     "SSEPayloadDecoder",
     "SniffingDecoder",
     "fast_paths",
+    "looks_nonstream",
     "make_decoder",
     "sniff",
 ]

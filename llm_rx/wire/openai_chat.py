@@ -175,6 +175,8 @@ class _Layout(NamedTuple):
 
 class OpenAIChatDecoder(SSEPayloadDecoder):
     provider = "openai-chat"
+    #: The ``object`` of a sibling format's chunks: one is no frame of this stream.
+    foreign_object = "text_completion"
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
@@ -281,6 +283,10 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         self._to_learn = None
         if type(chunk) is not dict:
             raise WireFormatError("a frame is not a JSON object", data)
+        if chunk.get("object") == self.foreign_object:
+            raise WireFormatError(
+                f"a {self.foreign_object} chunk is no frame of an {self.provider} stream", data
+            )
         error = chunk.get("error")
         if name == "error" or error:
             self._usage(chunk, out)

@@ -1,169 +1,83 @@
-"""Which decoder reads which provider's stream, and telling the provider from the first bytes.
+"""Which decoder reads which provider's stream; telling the provider when it is not given,
+and checking it when it is.
 
-Provider ids: ``openai-chat``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``,
-``bedrock-converse``, all decoded here and recognised by :func:`sniff`.
+Provider ids (:data:`~llm_rx.wire.providers.ProviderId`): ``anthropic``,
+``bedrock-converse``, ``cohere``, ``gemini``, ``ollama``, ``openai-chat``,
+``openai-completions``, ``openai-responses``, all decoded here and recognised by
+:func:`~llm_rx.wire.sniff.sniff`. A decoder made for a given provider checks the first
+frames too: a body that is plainly another provider's stream (or no stream at all) fails at
+its first frame, not after the whole body was read and dropped.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-
-import orjson
 
 from ..errors import LlmRxError, WireFormatError
 from ..events import Event
 from .anthropic import AnthropicDecoder
 from .base import Decoder, attach_events
 from .bedrock import BedrockDecoder
+from .cohere import CohereDecoder
 from .gemini import GeminiDecoder
 from .ollama import OllamaDecoder
 from .openai_chat import OpenAIChatDecoder
+from .openai_completions import OpenAICompletionsDecoder
 from .openai_responses import OpenAIResponsesDecoder
+from .providers import PROVIDERS, ProviderId, ProviderName, provider_id
+from .sniff import SNIFF_LIMIT, HeadScanner, looks_nonstream, sniff
 from .sse import DEFAULT_MAX_FRAME
 
-__all__ = ["DECODERS", "PROVIDERS", "SniffingDecoder", "make_decoder", "sniff"]
+__all__ = [
+    "DECODERS",
+    "PROVIDERS",
+    "SNIFF_LIMIT",
+    "CheckedDecoder",
+    "SniffingDecoder",
+    "looks_nonstream",
+    "make_decoder",
+    "sniff",
+]
 
-DECODERS: dict[str, Callable[[int], Decoder]] = {
+DECODERS: dict[ProviderId, Callable[[int], Decoder]] = {
     "openai-chat": OpenAIChatDecoder,
+    "openai-completions": OpenAICompletionsDecoder,
     "anthropic": AnthropicDecoder,
     "ollama": OllamaDecoder,
     "bedrock-converse": BedrockDecoder,
     "openai-responses": OpenAIResponsesDecoder,
     "gemini": GeminiDecoder,
+    "cohere": CohereDecoder,
 }
-#: Every provider id the library knows; those not in ``DECODERS`` are recognised only.
-PROVIDERS = (
-    "anthropic",
-    "bedrock-converse",
-    "gemini",
-    "ollama",
-    "openai-chat",
-    "openai-responses",
-)
-_ALIASES = {"openai": "openai-chat", "claude": "anthropic"}
-
-_SSE_TYPE = re.compile(rb'^(?:event: ?([\w.]+)\r?\n)?data: ?\{.*?"type" ?: ?"([\w.]+)"', re.M)
-# How much of the head is read before giving up on telling the provider.
-SNIFF_LIMIT = 64 * 1024
 
 
-def make_decoder(provider: str, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
-    """A fresh decoder for ``provider`` (an id from ``PROVIDERS``)."""
-    name = _ALIASES.get(provider, provider)
-    factory = DECODERS.get(name)
+def _new(provider: ProviderId, max_frame: int) -> Decoder:
+    factory = DECODERS.get(provider)
     if factory is None:
-        if name in PROVIDERS:
-            raise WireFormatError(f"the {name!r} wire format is not supported by this release")
-        raise ValueError(f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
+        raise WireFormatError(f"the {provider!r} wire format is not supported by this release")
     return factory(max_frame)
 
 
-def sniff(head: bytes) -> str | None:
-    """The provider whose stream starts with ``head``, or ``None`` if not decidable yet."""
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if not text:
-        return None
-    if text[:1] == b"\x00":
-        return "bedrock-converse"  # binary event-stream prelude (total length, big-endian)
-    if text[:1] == b"[":
-        return "gemini"
-    if text[:1] == b"{":
-        if b'"candidates"' in text[:2048] or b'"usageMetadata"' in text[:2048]:
-            return "gemini"
-        if b"\n" in text or b'"done"' in text:
-            return "ollama"
-        return None
-    if text.startswith(b"data: {"):  # (the usual first line, told without splitting lines)
-        end = text.find(b"\n")
-        first = text[:end] if end >= 0 else text
-        if b'"choices"' in first or b"chat.completion" in first:
-            return "openai-chat"
-    lines = text.split(b"\n")
-    for number, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith(b"event:"):
-            name = stripped[6:].strip()
-            if name.startswith(b"message_") or name.startswith(b"content_block"):
-                return "anthropic"
-            if name.startswith(b"response."):
-                return "openai-responses"
-        if stripped.startswith(b"data:"):
-            payload = stripped[5:].strip()
-            if payload == b"[DONE]":
-                continue
-            if b'"choices"' in payload or b"chat.completion" in payload:
-                return "openai-chat"
-            if b'"candidates"' in payload or b'"usageMetadata"' in payload:
-                return "gemini"
-            match = _SSE_TYPE.search(stripped)
-            if match:
-                kind = match.group(2)
-                if kind.startswith(b"response."):
-                    return "openai-responses"
-                if kind.startswith((b"message_", b"content_block", b"ping")):
-                    return "anthropic"
-            if number < len(lines) - 1 and _top_level_type(payload).startswith("response."):
-                return "openai-responses"  # "type" after nested ones (Bedrock's key order)
-            if b'"error"' in payload and (b"\n\n" in text or text.endswith(b"\n")):
-                return "openai-chat"
-    return None
+def make_decoder(provider: ProviderName, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
+    """A fresh decoder for ``provider`` (an id from ``PROVIDERS``, or an alias), checking
+    that the body is that provider's stream (see :class:`CheckedDecoder`)."""
+    name = provider_id(provider)
+    return CheckedDecoder(_new(name, max_frame), name)
 
 
-def _top_level_type(payload: bytes) -> str:
-    """The ``type`` of a whole JSON object payload, or ``""``."""
-    try:
-        value = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return ""
-    kind = value.get("type") if isinstance(value, dict) else None
-    return kind if isinstance(kind, str) else ""
+def _nonstream_error(provider: str, head: bytes, expected: str | None = None) -> WireFormatError:
+    stream = f"a {expected} event stream" if expected else "a stream"
+    return WireFormatError(
+        f"the body is a non-stream {provider} response (one JSON object), not {stream}",
+        head[:200],
+    )
 
 
-class SniffingDecoder(Decoder):
-    """Holds the first bytes until :func:`sniff` names the provider, then decodes as it."""
+class _Wrapper(Decoder):
+    """A decoder handing the work to ``inner`` (once there is one)."""
 
     provider = "unknown"
-
-    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
-        super().__init__()
-        self._max_frame = max_frame
-        self._head: list[bytes] = []
-        self._size = 0
-        self.inner: Decoder | None = None
-
-    def decode(self, chunk: bytes) -> list[Event]:
-        if self.inner is not None:
-            return self.inner.decode(chunk)
-        self._head.append(chunk)
-        self._size += len(chunk)
-        head = b"".join(self._head) if len(self._head) > 1 else chunk
-        provider = sniff(head)
-        if provider is None:
-            if self._size > SNIFF_LIMIT:
-                raise WireFormatError("could not tell which provider's stream this is", head[:200])
-            return []
-        self.inner = make_decoder(provider, self._max_frame)
-        self._head.clear()
-        return self.inner.decode(head)
-
-    def flush(self) -> list[Event]:
-        if self.inner is None:
-            head = b"".join(self._head)
-            provider = sniff(head + b"\n\n")
-            if provider is None:
-                raise WireFormatError(
-                    "could not tell which provider's stream this is" if head.strip()
-                    else "the stream is empty",
-                    head[:200] or None,
-                )
-            self.inner = make_decoder(provider, self._max_frame)
-            events = self.inner.decode(head)
-            try:
-                return events + self.inner.flush()
-            except LlmRxError as error:
-                raise attach_events(error, events + getattr(error, "events", [])) from None
-        return self.inner.flush()
+    inner: Decoder | None
 
     @property
     def started(self) -> bool:
@@ -172,3 +86,120 @@ class SniffingDecoder(Decoder):
     @started.setter
     def started(self, value: bool) -> None:
         pass
+
+    @property
+    def finished(self) -> bool:
+        return self._failed or (self.inner is not None and self.inner.finished)
+
+    @finished.setter
+    def finished(self, value: bool) -> None:
+        if value:  # (finished from outside: an error the decoder did not raise itself)
+            self._failed = True
+
+    def __init__(self) -> None:
+        self._failed = False
+        super().__init__()
+
+    def _fail_with(self, error: LlmRxError) -> LlmRxError:
+        self._failed = True
+        return attach_events(error, [])
+
+
+class CheckedDecoder(_Wrapper):
+    """``inner``, the decoder of the provider given, and a look at the first frames: until
+    they tell whose stream it is, each read goes past a :class:`HeadScanner` first. A frame
+    that only another provider sends (or a non-stream body) is a ``WireFormatError`` raised
+    from the ``decode`` call that completed it, with the frame, before ``inner`` reads it."""
+
+    def __init__(self, inner: Decoder, provider: ProviderId) -> None:
+        super().__init__()
+        self.inner: Decoder = inner
+        self.expected = provider
+        self._scanner: HeadScanner | None = HeadScanner()
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        if self._scanner is not None:
+            self._check(self._scanner.feed(chunk) is not None)
+        if self._failed:
+            return []
+        return self.inner.decode(chunk)
+
+    def flush(self) -> list[Event]:
+        if self._scanner is not None:
+            self._scanner.finish()
+            self._check(True)
+        if self._failed:
+            return []
+        return self.inner.flush()
+
+    def _check(self, told: bool) -> None:
+        scanner = self._scanner
+        assert scanner is not None
+        if self.inner.started or scanner.gave_up:  # its own frames came first: trust them
+            self._scanner = None
+            return
+        if scanner.nonstream is not None:
+            self._scanner = None
+            raise self._fail_with(
+                _nonstream_error(scanner.nonstream, scanner.head, self.expected)
+            )
+        verdict = scanner.verdict
+        if told and verdict is not None and verdict.strong:
+            self._scanner = None
+            if verdict.provider != self.expected:
+                raise self._fail_with(WireFormatError(
+                    f"the body is not a {self.expected} stream (its first frame is "
+                    f"{verdict.provider}'s)",
+                    verdict.raw,
+                ))
+
+
+class SniffingDecoder(_Wrapper):
+    """Holds the first bytes until they tell the provider, then decodes as it."""
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        super().__init__()
+        self._max_frame = max_frame
+        self._scanner = HeadScanner()
+        self.inner = None
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        if self.inner is not None:
+            return self.inner.decode(chunk)
+        if self._failed:
+            return []
+        scanner = self._scanner
+        verdict = scanner.feed(chunk)
+        if verdict is None:
+            if scanner.nonstream is not None:
+                raise self._fail_with(_nonstream_error(scanner.nonstream, scanner.head))
+            if scanner.gave_up:
+                raise self._fail_with(WireFormatError(
+                    "could not tell which provider's stream this is", scanner.head[:200]
+                ))
+            return []
+        self.inner = _new(provider_id(verdict.provider), self._max_frame)
+        return self.inner.decode(scanner.head)
+
+    def flush(self) -> list[Event]:
+        if self.inner is not None:
+            return self.inner.flush()
+        if self._failed:
+            return []
+        scanner = self._scanner
+        verdict = scanner.finish()
+        head = scanner.head
+        if scanner.nonstream is not None:
+            raise self._fail_with(_nonstream_error(scanner.nonstream, head))
+        if verdict is None:
+            raise self._fail_with(WireFormatError(
+                "could not tell which provider's stream this is" if head.strip()
+                else "the stream is empty",
+                head[:200] or None,
+            ))
+        self.inner = _new(provider_id(verdict.provider), self._max_frame)
+        events = self.inner.decode(head)
+        try:
+            return events + self.inner.flush()
+        except LlmRxError as error:
+            raise attach_events(error, events + getattr(error, "events", [])) from None

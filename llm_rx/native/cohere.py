@@ -1,0 +1,87 @@
+"""A ``Response`` as a Cohere v2 chat body (``POST /v2/chat`` without ``stream``).
+
+``{"id", "finish_reason", "message": {"role": "assistant", "content": [...], "tool_plan",
+"tool_calls": [...], "citations": [...]}, "usage": {"billed_units", "tokens",
+"cached_tokens"}}``: text and thinking blocks are ``content`` items (``{"type": "text",
+"text"}``, ``{"type": "thinking", "thinking"}``); a thinking block the stream spelled
+``tool_plan`` is the message's ``tool_plan``; fields with nothing in them are left out, as
+the API does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..response import Response, StopReason, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from ._shared import usage_body
+
+__all__ = ["to_cohere"]
+
+_FINISH: dict[StopReason, str] = {
+    "end_turn": "COMPLETE",
+    "refusal": "COMPLETE",
+    "pause_turn": "COMPLETE",
+    "stop_sequence": "STOP_SEQUENCE",
+    "max_tokens": "MAX_TOKENS",
+    "tool_use": "TOOL_CALL",
+    "error": "ERROR",
+    "interrupted": "ERROR",
+}
+
+
+def _encode_usage(usage: Usage) -> dict[str, Any]:
+    tokens = {"input_tokens": usage.input_tokens or 0, "output_tokens": usage.output_tokens or 0}
+    out: dict[str, Any] = {"billed_units": dict(tokens), "tokens": tokens}
+    if usage.cache_read_tokens is not None:
+        out["cached_tokens"] = usage.cache_read_tokens
+    return out
+
+
+def _message(response: Response) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    plan: list[str] = []
+    calls: list[dict[str, Any]] = []
+    citations: list[Any] = []
+    for block in response.content:
+        if isinstance(block, TextBlock):
+            content.append({"type": "text", "text": block.text})
+            citations.extend(block.citations)
+        elif isinstance(block, ThinkingBlock):
+            if (block.meta or {}).get("field") == "tool_plan":
+                plan.append(block.text)
+            else:
+                content.append({"type": "thinking", "thinking": block.text})
+        elif isinstance(block, ToolCallBlock):
+            calls.append({
+                "id": block.id or "",
+                "type": (block.meta or {}).get("type", "function"),
+                "function": {"name": block.name or "", "arguments": block.raw_arguments},
+            })
+    message: dict[str, Any] = {"role": "assistant"}
+    if content:
+        message["content"] = content
+    if plan:
+        message["tool_plan"] = "".join(plan)
+    if calls:
+        message["tool_calls"] = calls
+    if citations:
+        message["citations"] = citations
+    return message
+
+
+def to_cohere(response: Response) -> dict[str, Any]:
+    """The Cohere v2 chat response body."""
+    same = response.provider == "cohere"
+    native = response.native_stop_reason
+    finish = native if same and isinstance(native, str) else _FINISH.get(
+        response.stop_reason or "end_turn", "COMPLETE"
+    )
+    body: dict[str, Any] = {
+        "id": response.id or "",
+        "finish_reason": finish,
+        "message": _message(response),
+    }
+    usage = usage_body(response.usage, same, _encode_usage)
+    if usage is not None:
+        body["usage"] = usage
+    return body

@@ -1,0 +1,78 @@
+"""A ``Response`` as an OpenAI legacy ``text_completion`` body (``/v1/completions``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..response import Block, Response, StopReason, TextBlock, Usage
+from ._shared import usage_body
+
+__all__ = ["to_openai_completions"]
+
+_FINISH: dict[StopReason, str] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "content_filter": "content_filter",
+}
+
+
+def _encode_usage(usage: Usage) -> dict[str, Any]:
+    prompt = usage.input_tokens or 0
+    completion = usage.output_tokens or 0
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}
+
+
+def _choice(
+    index: int,
+    blocks: list[Block],
+    reason: StopReason | None,
+    native: Any,
+    logprobs: dict[str, list[Any]] | None,
+    extra: dict[str, Any],
+    same_provider: bool,
+) -> dict[str, Any]:
+    """One choice: the text of its text blocks (a completion has nothing else)."""
+    finish = native if same_provider and isinstance(native, str) else (
+        _FINISH.get(reason, "stop") if reason is not None else None
+    )
+    out: dict[str, Any] = {
+        "text": "".join(block.text for block in blocks if isinstance(block, TextBlock)),
+        "index": index,
+        "logprobs": dict(logprobs) if same_provider and logprobs else None,
+        "finish_reason": finish,
+    }
+    if same_provider:
+        for key, value in extra.items():
+            out.setdefault(key, value)
+    return out
+
+
+def to_openai_completions(response: Response) -> dict[str, Any]:
+    """The ``text_completion`` body; ``n>1`` replies give every choice."""
+    same = response.provider == "openai-completions"
+    extra = dict(response.extra) if same else {}
+    body: dict[str, Any] = {
+        "id": response.id or "",
+        "object": "text_completion",
+        "created": extra.pop("created", 0),
+        "model": response.model or "",
+    }
+    if response.choices:
+        body["choices"] = [
+            _choice(choice.index, choice.content, choice.stop_reason, choice.native_stop_reason,
+                    choice.logprobs, choice.extra, same)
+            for choice in response.choices
+        ]
+    else:
+        body["choices"] = [
+            _choice(0, response.content, response.stop_reason, response.native_stop_reason,
+                    response.logprobs, response.choice_extra, same)
+        ]
+    usage = usage_body(response.usage, same, _encode_usage)
+    if usage is not None:
+        body["usage"] = usage
+    for key, value in extra.items():
+        body.setdefault(key, value)
+    return body

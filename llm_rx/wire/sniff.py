@@ -1,0 +1,304 @@
+"""Telling whose stream a body is from its first bytes, reading each byte once.
+
+A :class:`HeadScanner` is fed the body's reads and looks at each line once, when it is whole:
+the SSE comments and blank lines before the first frame (keep-alive ``: ping`` lines) are
+dropped as they arrive and never count toward the limit, so what it holds and the work it
+does stay linear in the input however the body is cut. The first byte that is not space
+tells the form: ``\\x00`` the AWS binary event stream, ``[`` Gemini's JSON array, ``{`` one
+JSON object per line (Ollama) or one JSON document (a non-stream body, see
+:func:`looks_nonstream`), anything else lines of an SSE stream, told by event names and the
+first payloads.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+import orjson
+
+__all__ = ["SNIFF_LIMIT", "HeadScanner", "Verdict", "looks_nonstream", "sniff"]
+
+#: How many bytes of frames (not of comments or blank lines) are read before giving up.
+SNIFF_LIMIT = 64 * 1024
+# What is held at most while undecided, comments between frames included.
+_HELD_LIMIT = 16 * SNIFF_LIMIT
+_LEADING = b"\xef\xbb\xbf \t\r\n"  # (a BOM's bytes and blank space, as one set)
+
+_PAYLOAD_TYPE = re.compile(rb'^\{.*?"type" ?: ?"([\w.-]+)"')
+_TEXT_COMPLETION = re.compile(rb'"object" ?: ?"text_completion"')
+_COHERE = (b"message-", b"content-", b"tool-plan-", b"tool-call-", b"citation-")
+_ANTHROPIC = (b"message_", b"content_block")
+
+# Keys that name a non-stream body when it cannot be parsed whole (too long, or cut short).
+_NONSTREAM_MARKERS = (
+    (re.compile(rb'"object"\s*:\s*"chat\.completion"'), "openai-chat"),
+    (re.compile(rb'"object"\s*:\s*"text_completion"'), "openai-completions"),
+    (re.compile(rb'"object"\s*:\s*"response"'), "openai-responses"),
+    (re.compile(rb'"candidates"\s*:'), "gemini"),
+    (re.compile(rb'"output"\s*:\s*\{\s*"message"'), "bedrock-converse"),
+    (re.compile(rb'"type"\s*:\s*"message"'), "anthropic"),
+    (re.compile(rb'"finish_reason"\s*:\s*"[A-Z_]+"'), "cohere"),
+)  # (not Ollama's: a cut first line of its stream has the same keys)
+
+
+class Verdict(NamedTuple):
+    """Whose stream it is, and the frame (its lines so far) that told."""
+
+    provider: str
+    strong: bool  # told by what only that provider sends; not a guess from an error frame
+    raw: bytes
+
+
+def _of_event_name(name: bytes) -> str | None:
+    if name.startswith(_ANTHROPIC):
+        return "anthropic"
+    if name.startswith(b"response."):
+        return "openai-responses"
+    if name.startswith(_COHERE):
+        return "cohere"
+    return None
+
+
+def _of_payload(payload: bytes) -> tuple[str, bool] | None:
+    """The provider a whole ``data:`` payload belongs to (and whether that is sure)."""
+    if payload == b"[DONE]" or not payload:
+        return None
+    if _TEXT_COMPLETION.search(payload):
+        return "openai-completions", True
+    if b'"choices"' in payload or b"chat.completion" in payload:
+        return "openai-chat", True
+    if b'"candidates"' in payload or b'"usageMetadata"' in payload:
+        return "gemini", True
+    match = _PAYLOAD_TYPE.search(payload)
+    if match:
+        kind = match.group(1)
+        if kind.startswith(b"response."):
+            return "openai-responses", True
+        if kind.startswith(_ANTHROPIC) or kind == b"ping":
+            return "anthropic", True
+        if kind.startswith(_COHERE):
+            return "cohere", True
+    if _top_level_type(payload).startswith("response."):
+        return "openai-responses", True  # "type" after nested ones (Bedrock's key order)
+    if b'"error"' in payload:
+        return "openai-chat", False  # an error frame: several providers send one
+    return None
+
+
+def _top_level_type(payload: bytes) -> str:
+    """The ``type`` of a whole JSON object payload, or ``""``."""
+    try:
+        value = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return ""
+    kind = value.get("type") if isinstance(value, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
+def _nonstream_of(value: dict[str, Any]) -> str | None:
+    """The provider whose non-stream body the JSON object ``value`` is, if any."""
+    kind = value.get("object")
+    if kind == "chat.completion":
+        return "openai-chat"
+    if kind == "text_completion":
+        return "openai-completions"
+    if kind == "response":
+        return "openai-responses"
+    if value.get("type") == "message" and "content" in value:
+        return "anthropic"
+    if "candidates" in value or "usageMetadata" in value or "promptFeedback" in value:
+        return "gemini"
+    output = value.get("output")
+    if isinstance(output, dict) and "message" in output:
+        return "bedrock-converse"
+    if "finish_reason" in value and isinstance(value.get("message"), dict):
+        return "cohere"
+    if "done" in value and ("message" in value or "response" in value):
+        return "ollama"
+    return None
+
+
+def looks_nonstream(head: bytes) -> str | None:
+    """The provider whose non-stream body (one JSON object, no stream frame) ``head`` is, or
+    ``None`` when it is not one: a stream, or a body of no known shape.
+
+    ``head`` is the whole body, or its first part when it is too long to hold (then the keys
+    seen tell). One line that is a whole object followed by more lines is an NDJSON stream,
+    and so is a single Ollama line ended by a newline (a one-line stream); without the
+    newline, an Ollama ``{"done": true, "message": ...}`` is the non-stream ``/api/chat``
+    body.
+    """
+    text = head.lstrip(_LEADING)
+    if text[:1] != b"{":
+        return None
+    end = text.find(b"\n")
+    try:
+        first = orjson.loads(text if end < 0 else text[:end])
+    except orjson.JSONDecodeError:
+        first = None
+    if isinstance(first, dict):
+        if end >= 0 and (text[end:].strip() or "done" in first):
+            return None  # NDJSON lines
+        return _nonstream_of(first)
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        for marker, provider in _NONSTREAM_MARKERS:
+            if marker.search(text):
+                return provider
+        return None
+    return _nonstream_of(value) if isinstance(value, dict) else None
+
+
+class HeadScanner:
+    """Reads a body's first bytes, each once, until they tell whose stream it is.
+
+    ``feed`` each read; the first :class:`Verdict` it returns names the provider (later calls
+    go on looking, for a stronger one). ``head`` is then the body so far less the comments
+    and blank lines before its first frame (which decode to nothing), to hand to the decoder.
+    ``nonstream`` names the provider of a non-stream body instead; ``gave_up`` says the limit
+    was reached undecided. ``finish`` at EOF reads what is left as whole.
+    """
+
+    def __init__(self, limit: int = SNIFF_LIMIT) -> None:
+        self.limit = limit
+        self.verdict: Verdict | None = None
+        self.nonstream: str | None = None
+        self.gave_up = False
+        self.counted = 0  # bytes of frames read: what the limit counts
+        self._form = b""  # the first byte of the first frame, once seen
+        self._kept: list[bytes] = []  # the body from its first frame on
+        self._held = 0
+        self._line: list[bytes] = []  # the last line, not whole yet
+        self._in_comment = False  # inside a comment line before the first frame
+        self._frame: list[bytes] = []  # the lines of the SSE frame being read
+        self._first_line: bytes | None = None  # a ``{`` body's first line, once whole
+
+    @property
+    def head(self) -> bytes:
+        return b"".join(self._kept)
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict is not None or self.nonstream is not None or self.gave_up
+
+    def feed(self, chunk: bytes) -> Verdict | None:
+        if not self._form:
+            chunk = self._skip_leading(chunk)
+            if not chunk:
+                return None
+            self._form = chunk[:1]
+            if self._form in (b"\x00", b"["):
+                self._kept.append(chunk)
+                provider = "bedrock-converse" if self._form == b"\x00" else "gemini"
+                self.verdict = Verdict(provider, True, chunk[:200])
+                return self.verdict
+        self._kept.append(chunk)
+        self._held += len(chunk)
+        if self._form == b"{":
+            self._object_form(chunk)
+        else:
+            self._lines(chunk)
+        if not self.decided and (self.counted > self.limit or self._held > _HELD_LIMIT):
+            self._give_up()
+        return self.verdict
+
+    def finish(self) -> Verdict | None:
+        """EOF: the last line counts as whole."""
+        if self.decided or not self._form:
+            return self.verdict
+        if self._form == b"{":
+            self._object_end()
+        else:
+            self._lines(b"\n")
+        return self.verdict
+
+    # -- before the first frame --------------------------------------------------------------
+
+    def _skip_leading(self, chunk: bytes) -> bytes:
+        """``chunk`` less the blank lines and comment lines before the first frame."""
+        while chunk:
+            if self._in_comment:
+                ends = [at for at in (chunk.find(b"\n"), chunk.find(b"\r")) if at >= 0]
+                if not ends:
+                    return b""
+                chunk = chunk[min(ends) + 1 :]
+                self._in_comment = False
+                continue
+            chunk = chunk.lstrip(_LEADING)
+            if chunk[:1] != b":":
+                return chunk
+            self._in_comment = True
+        return chunk
+
+    # -- SSE lines ---------------------------------------------------------------------------
+
+    def _lines(self, chunk: bytes) -> None:
+        cut = max(chunk.rfind(b"\n"), chunk.rfind(b"\r", 0, len(chunk) - 1))
+        if cut < 0:  # (a line not whole yet: counted when it is, held meanwhile)
+            self._line.append(chunk)
+            return
+        complete = b"".join([*self._line, chunk[: cut + 1]])
+        rest = chunk[cut + 1 :]
+        self._line = [rest] if rest else []
+        for line in complete.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")[:-1]:
+            self._line_read(line)
+            if self.verdict is not None and self.verdict.strong:
+                return
+
+    def _line_read(self, line: bytes) -> None:
+        stripped = line.strip()
+        if not stripped:
+            self._frame = []
+            return
+        if stripped[:1] == b":":
+            return
+        self.counted += len(line)
+        self._frame.append(line)
+        found: tuple[str, bool] | None = None
+        if stripped.startswith(b"event:"):
+            provider = _of_event_name(stripped[6:].strip())
+            found = (provider, True) if provider else None
+        elif stripped.startswith(b"data:"):
+            found = _of_payload(stripped[5:].strip())
+        if found is not None and (self.verdict is None or (found[1] and not self.verdict.strong)):
+            self.verdict = Verdict(found[0], found[1], b"\n".join(self._frame))
+
+    # -- one JSON object per line, or one JSON document --------------------------------------
+
+    def _object_form(self, chunk: bytes) -> None:
+        self.counted += len(chunk)
+        if self._first_line is not None or b"\n" not in chunk:
+            return  # (a document: told at EOF, or by its keys at the limit)
+        head = self.head
+        self._first_line = first = head[: head.index(b"\n")]
+        try:
+            value = orjson.loads(first)
+        except orjson.JSONDecodeError:
+            return  # not one object per line: a JSON document
+        provider = _nonstream_of(value) if isinstance(value, dict) else None
+        if provider is not None and provider != "ollama":
+            self.nonstream = provider
+        else:
+            self.verdict = Verdict("ollama", True, first[:200])
+
+    def _object_end(self) -> None:
+        head = self.head
+        provider = looks_nonstream(head)
+        if provider is not None:
+            self.nonstream = provider
+        elif b"\n" in head or b'"done"' in head:
+            self.verdict = Verdict("ollama", True, head[:200])
+
+    def _give_up(self) -> None:
+        if self._form == b"{":
+            self.nonstream = looks_nonstream(self.head)
+        self.gave_up = self.nonstream is None
+
+
+def sniff(head: bytes) -> str | None:
+    """The provider whose stream starts with ``head``, or ``None`` if not decidable yet (or
+    if it is no stream: see :func:`looks_nonstream`). A line is read once it is whole."""
+    verdict = HeadScanner().feed(head)
+    return verdict.provider if verdict is not None else None
