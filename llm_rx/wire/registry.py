@@ -25,7 +25,7 @@ from .openai_chat import OpenAIChatDecoder
 from .openai_completions import OpenAICompletionsDecoder
 from .openai_responses import OpenAIResponsesDecoder
 from .providers import PROVIDERS, ProviderId, ProviderName, provider_id
-from .sniff import SNIFF_LIMIT, HeadScanner, looks_nonstream, sniff
+from .sniffing import SNIFF_LIMIT, HeadScanner, looks_nonstream, sniff
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = [
@@ -135,7 +135,8 @@ class CheckedDecoder(_Wrapper):
     def _check(self, told: bool) -> None:
         scanner = self._scanner
         assert scanner is not None
-        if self.inner.started or scanner.gave_up:  # its own frames came first: trust them
+        if self.inner.started or self.inner.finished or scanner.gave_up:
+            # its own frames came first (trust them), or it failed by itself already
             self._scanner = None
             return
         if scanner.nonstream is not None:

@@ -119,15 +119,34 @@ def _nonstream_of(value: dict[str, Any]) -> str | None:
     return None
 
 
+def _one_line(value: Any) -> str | None:
+    """The provider whose non-stream body a JSON value alone on the first line is, if any.
+
+    An Ollama object is a stream line unless it is the last (``done: true``) and carries a
+    reply: a stream's last line has no content (the deltas came before it), the non-stream
+    body has all of it.
+    """
+    if not isinstance(value, dict):
+        return None
+    provider = _nonstream_of(value)
+    if provider == "ollama":
+        message = value.get("message")
+        message = message if isinstance(message, dict) else {}
+        carried = (message.get("content"), message.get("thinking"), message.get("tool_calls"),
+                   value.get("response"))
+        if value.get("done") is not True or not any(carried):
+            return None
+    return provider
+
+
 def looks_nonstream(head: bytes) -> str | None:
     """The provider whose non-stream body (one JSON object, no stream frame) ``head`` is, or
     ``None`` when it is not one: a stream, or a body of no known shape.
 
     ``head`` is the whole body, or its first part when it is too long to hold (then the keys
-    seen tell). One line that is a whole object followed by more lines is an NDJSON stream,
-    and so is a single Ollama line ended by a newline (a one-line stream); without the
-    newline, an Ollama ``{"done": true, "message": ...}`` is the non-stream ``/api/chat``
-    body.
+    seen tell). One line that is a whole object followed by more lines is an NDJSON stream.
+    An Ollama ``{"done": true, "message": ...}`` carrying the reply is the non-stream
+    ``/api/chat`` (or ``/api/generate``) body, with or without a final newline.
     """
     text = head.lstrip(_LEADING)
     if text[:1] != b"{":
@@ -138,9 +157,9 @@ def looks_nonstream(head: bytes) -> str | None:
     except orjson.JSONDecodeError:
         first = None
     if isinstance(first, dict):
-        if end >= 0 and (text[end:].strip() or "done" in first):
+        if end >= 0 and text[end:].strip():
             return None  # NDJSON lines
-        return _nonstream_of(first)
+        return _one_line(first)
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -172,6 +191,7 @@ class HeadScanner:
         self._held = 0
         self._line: list[bytes] = []  # the last line, not whole yet
         self._in_comment = False  # inside a comment line before the first frame
+        self._indent = b""  # blank space that may start the first frame's line
         self._frame: list[bytes] = []  # the lines of the SSE frame being read
         self._first_line: bytes | None = None  # a ``{`` body's first line, once whole
 
@@ -188,7 +208,7 @@ class HeadScanner:
             chunk = self._skip_leading(chunk)
             if not chunk:
                 return None
-            self._form = chunk[:1]
+            self._form = chunk.lstrip(_LEADING)[:1]
             if self._form in (b"\x00", b"["):
                 self._kept.append(chunk)
                 provider = "bedrock-converse" if self._form == b"\x00" else "gemini"
@@ -217,7 +237,9 @@ class HeadScanner:
     # -- before the first frame --------------------------------------------------------------
 
     def _skip_leading(self, chunk: bytes) -> bytes:
-        """``chunk`` less the blank lines and comment lines before the first frame."""
+        """``chunk`` less the blank lines and comment lines before the first frame (which
+        then starts with its line, as it came: a line that starts with a space is no field
+        of the SSE stream, so the decoder must see the space)."""
         while chunk:
             if self._in_comment:
                 ends = [at for at in (chunk.find(b"\n"), chunk.find(b"\r")) if at >= 0]
@@ -226,10 +248,18 @@ class HeadScanner:
                 chunk = chunk[min(ends) + 1 :]
                 self._in_comment = False
                 continue
-            chunk = chunk.lstrip(_LEADING)
-            if chunk[:1] != b":":
-                return chunk
+            rest = chunk.lstrip(_LEADING)
+            skipped = chunk[: len(chunk) - len(rest)]
+            cut = max(skipped.rfind(b"\n"), skipped.rfind(b"\r"))
+            indent = skipped[cut + 1 :] if cut >= 0 else self._indent + skipped
+            self._indent = b""
+            if not rest:
+                self._indent = indent[-1024:]  # (what a line may start with, kept short)
+                return b""
+            if rest[:1] != b":":
+                return indent + rest
             self._in_comment = True
+            chunk = rest
         return chunk
 
     # -- SSE lines ---------------------------------------------------------------------------
@@ -277,8 +307,8 @@ class HeadScanner:
             value = orjson.loads(first)
         except orjson.JSONDecodeError:
             return  # not one object per line: a JSON document
-        provider = _nonstream_of(value) if isinstance(value, dict) else None
-        if provider is not None and provider != "ollama":
+        provider = _one_line(value)
+        if provider is not None:
             self.nonstream = provider
         else:
             self.verdict = Verdict("ollama", True, first[:200])

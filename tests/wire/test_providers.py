@@ -1,0 +1,59 @@
+"""Provider ids are a ``Literal`` type: a misspelt provider is a type error, not a surprise."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+import llm_rx
+from llm_rx.native import ENCODERS
+from llm_rx.wire.providers import ALIASES, PROVIDERS, ProviderAlias, ProviderId, provider_id
+from llm_rx.wire.registry import DECODERS, make_decoder
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+SNIPPET = '''\
+import llm_rx
+
+body = b"data: [DONE]\\n\\n"
+llm_rx.reassemble(body, "openai-chat")
+llm_rx.reassemble(body, "openai")
+llm_rx.from_bytes(body, "cohere")
+llm_rx.reassemble(body, "opneai-chat")  # line 7
+llm_rx.to_native(llm_rx.reassemble(body), "antropic")  # line 8
+'''
+
+
+def test_provider_ids_every_one_decoded_and_encoded() -> None:
+    assert PROVIDERS == get_args(ProviderId)
+    assert llm_rx.PROVIDERS == PROVIDERS
+    assert list(PROVIDERS) == sorted(PROVIDERS)
+    assert set(DECODERS) == set(PROVIDERS)
+    assert set(ENCODERS) == set(PROVIDERS)
+    assert set(ALIASES) == set(get_args(ProviderAlias))
+
+
+def test_provider_ids_aliases_still_work_at_run_time() -> None:
+    assert provider_id("openai") == "openai-chat"
+    assert provider_id("claude") == "anthropic"
+    body = b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+    assert llm_rx.reassemble(body, "openai").text == "hi"
+    with pytest.raises(ValueError, match="unknown provider 'opneai'"):
+        make_decoder("opneai")  # type: ignore[arg-type]
+
+
+def test_provider_ids_misspelt_provider_is_a_mypy_error(tmp_path: Path) -> None:
+    # bug class: a provider id typed as ``str`` let a misspelling through to run time
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(SNIPPET)
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", str(snippet)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+    )
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert [line.split(":")[1] for line in errors] == ["7", "8"], result.stdout + result.stderr
+    assert all("arg-type" in line for line in errors)
