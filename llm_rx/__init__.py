@@ -58,7 +58,7 @@ from .response import (
 )
 from .sources import from_async_bytes, from_bytes, from_file
 from .wire.providers import ProviderId, ProviderName
-from .wire.registry import PROVIDERS, looks_nonstream, make_decoder, sniff
+from .wire.registry import PROVIDERS, make_decoder, sniff
 
 __version__ = "0.1.0"
 
@@ -110,7 +110,6 @@ __all__ = [
     "from_bytes",
     "from_file",
     "from_native",
-    "looks_nonstream",
     "make_decoder",
     "reassemble",
     "sniff",

@@ -10,8 +10,7 @@ import pytest
 
 import llm_rx
 from llm_rx.errors import WireFormatError
-from llm_rx.wire import registry
-from llm_rx.wire import sniffing
+from llm_rx.wire import registry, sniffing
 from llm_rx.wire.registry import SniffingDecoder, looks_nonstream, sniff
 
 from .captures import CAPTURES, HERE, Capture, capture
@@ -106,12 +105,13 @@ def test_sniff_work_is_linear_in_the_input(monkeypatch: pytest.MonkeyPatch, head
 def test_sniff_limit_still_ends_a_body_of_no_known_stream() -> None:
     body = b"data: {}\n\n" * 10_000
     events, error = decode_events(reads_of(body, 1000))
-    assert isinstance(error, WireFormatError) and "could not tell" in error.message
+    assert isinstance(error, WireFormatError)
+    assert "could not tell" in error.message
     assert events == []
 
 
 def test_sniff_only_comments_is_not_a_stream() -> None:
-    events, error = decode_events([PING * 10])
+    _events, error = decode_events([PING * 10])
     assert isinstance(error, WireFormatError)
 
 

@@ -26,7 +26,12 @@ _HELD_LIMIT = 16 * SNIFF_LIMIT
 _LEADING = b"\xef\xbb\xbf \t\r\n"  # (a BOM's bytes and blank space, as one set)
 
 _PAYLOAD_TYPE = re.compile(rb'^\{.*?"type" ?: ?"([\w.-]+)"')
-_TEXT_COMPLETION = re.compile(rb'"object" ?: ?"text_completion"')
+# Keys, not words: a reply's text may say "choices", but in a payload its quotes are escaped
+# and no string is followed by a colon.
+_TEXT_COMPLETION = re.compile(rb'"object"\s*:\s*"text_completion"')
+_CHAT = re.compile(rb'"choices"\s*:|"object"\s*:\s*"chat\.completion')
+_GEMINI = re.compile(rb'"(?:candidates|usageMetadata)"\s*:')
+_ERROR = re.compile(rb'"error"\s*:')
 _COHERE = (b"message-", b"content-", b"tool-plan-", b"tool-call-", b"citation-")
 _ANTHROPIC = (b"message_", b"content_block")
 
@@ -66,9 +71,9 @@ def _of_payload(payload: bytes) -> tuple[str, bool] | None:
         return None
     if _TEXT_COMPLETION.search(payload):
         return "openai-completions", True
-    if b'"choices"' in payload or b"chat.completion" in payload:
+    if _CHAT.search(payload):
         return "openai-chat", True
-    if b'"candidates"' in payload or b'"usageMetadata"' in payload:
+    if _GEMINI.search(payload):
         return "gemini", True
     match = _PAYLOAD_TYPE.search(payload)
     if match:
@@ -81,7 +86,7 @@ def _of_payload(payload: bytes) -> tuple[str, bool] | None:
             return "cohere", True
     if _top_level_type(payload).startswith("response."):
         return "openai-responses", True  # "type" after nested ones (Bedrock's key order)
-    if b'"error"' in payload:
+    if _ERROR.search(payload):
         return "openai-chat", False  # an error frame: several providers send one
     return None
 
@@ -220,7 +225,10 @@ class HeadScanner:
             self._object_form(chunk)
         else:
             self._lines(chunk)
-        if not self.decided and (self.counted > self.limit or self._held > _HELD_LIMIT):
+        unsure = self.verdict is None or not self.verdict.strong
+        if unsure and not self.nonstream and not self.gave_up and (
+            self.counted > self.limit or self._held > _HELD_LIMIT
+        ):
             self._give_up()
         return self.verdict
 
@@ -272,8 +280,13 @@ class HeadScanner:
         complete = b"".join([*self._line, chunk[: cut + 1]])
         rest = chunk[cut + 1 :]
         self._line = [rest] if rest else []
-        for line in complete.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")[:-1]:
-            self._line_read(line)
+        if b"\r" in complete:
+            complete = complete.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        start = 0
+        while start < len(complete):  # (line by line, up to the one that tells)
+            end = complete.index(b"\n", start)
+            self._line_read(complete[start:end])
+            start = end + 1
             if self.verdict is not None and self.verdict.strong:
                 return
 
@@ -322,8 +335,15 @@ class HeadScanner:
             self.verdict = Verdict("ollama", True, head[:200])
 
     def _give_up(self) -> None:
+        if self.verdict is not None:  # (a guess from an error frame: it stands)
+            self.gave_up = True
+            return
         if self._form == b"{":
-            self.nonstream = looks_nonstream(self.head)
+            head = self.head
+            self.nonstream = looks_nonstream(head)
+            if self.nonstream is None and b'"done"' in head:  # a long first Ollama line
+                self.verdict = Verdict("ollama", True, head[:200])
+                return
         self.gave_up = self.nonstream is None
 
 

@@ -18,7 +18,7 @@ from llm_rx.response import TextBlock, ThinkingBlock, ToolCallBlock
 from llm_rx.wire.cohere import CohereDecoder
 from llm_rx.wire.registry import sniff
 
-from ..captures import capture
+from ..captures import CAPTURES, Capture, capture
 from ..helpers import decode_events, outcome, split_at
 
 TOOLS = "cohere/v2-tool-call.sse"
@@ -105,7 +105,8 @@ def test_cohere_finish_reasons(native: str, reason: str) -> None:
 def test_cohere_error_finish_is_a_provider_error() -> None:
     response = reply(start(), text(0, "par"), end("ERROR"))
     assert (response.complete, response.stop_reason, response.text) == (False, "error", "par")
-    assert response.error is not None and response.error.kind == "provider"
+    assert response.error is not None
+    assert response.error.kind == "provider"
 
 
 def test_cohere_stream_without_message_end_is_incomplete() -> None:
@@ -123,7 +124,8 @@ def test_cohere_citations_attach_to_the_text_block() -> None:
                      frame("citation-start", index=0, delta={"message": {"citations": citation}}),
                      frame("citation-end", index=0), end())
     block = response.content[0]
-    assert isinstance(block, TextBlock) and block.citations == [citation]
+    assert isinstance(block, TextBlock)
+    assert block.citations == [citation]
     assert llm_rx.to_native(response, "cohere")["message"]["citations"] == [citation]
 
 
@@ -131,7 +133,8 @@ def test_cohere_thinking_block_is_thinking() -> None:
     events, error = decode_events([capture(REASONING).data], "cohere")
     assert error is None
     assert isinstance(events[0], MessageStart)
-    assert isinstance(events[1], BlockStart) and events[1].kind == "thinking"
+    assert isinstance(events[1], BlockStart)
+    assert events[1].kind == "thinking"
     assert isinstance(events[2], ThinkingDelta)
 
 
@@ -187,3 +190,17 @@ def test_cohere_sniffed_from_the_first_frame() -> None:
 def test_cohere_chunk_boundaries_do_not_matter(name: str, size: int) -> None:
     data = capture(name).data
     assert outcome(split_at(data, range(0, len(data), size))) == outcome([data], "cohere")
+
+
+@pytest.mark.parametrize("cap", [c for c in CAPTURES if c.name != "ollama/pull-progress.ndjson"],
+                         ids=lambda c: c.name)
+def test_cohere_to_native_of_every_capture(cap: Capture) -> None:
+    response = llm_rx.reassemble(cap.data, cap.provider)
+    native = orjson.loads(orjson.dumps(llm_rx.to_native(response, "cohere")))
+    assert native["finish_reason"] in {"COMPLETE", "STOP_SEQUENCE", "MAX_TOKENS", "TOOL_CALL",
+                                       "ERROR", "TIMEOUT"}
+    message = native["message"]
+    assert message["role"] == "assistant"
+    texts = [item["text"] for item in message.get("content", []) if item["type"] == "text"]
+    assert "".join(texts) == response.text
+    assert len(message.get("tool_calls", [])) == len(response.tool_calls)

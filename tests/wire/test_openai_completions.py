@@ -19,7 +19,7 @@ from llm_rx.wire.openai_chat import OpenAIChatDecoder
 from llm_rx.wire.openai_completions import OpenAICompletionsDecoder
 from llm_rx.wire.registry import sniff
 
-from ..captures import capture
+from ..captures import CAPTURES, Capture, capture
 from ..helpers import outcome, split_at
 from ..streams import chat_chunk, sse
 
@@ -64,7 +64,8 @@ def test_openai_completions_chat_decoder_refuses_the_first_chunk() -> None:
     decoder = OpenAIChatDecoder()
     with pytest.raises(WireFormatError, match="text_completion") as raised:
         decoder.decode(data[:first])
-    assert raised.value.raw is not None and "text_completion" in raised.value.raw
+    assert raised.value.raw is not None
+    assert "text_completion" in raised.value.raw
 
 
 def test_openai_completions_forced_chat_fails_at_the_first_frame() -> None:
@@ -76,7 +77,7 @@ def test_openai_completions_forced_chat_fails_at_the_first_frame() -> None:
 
 
 def test_openai_completions_decoder_refuses_a_chat_chunk() -> None:
-    with pytest.raises(WireFormatError, match="chat.completion.chunk"):
+    with pytest.raises(WireFormatError, match=r"chat\.completion\.chunk"):
         OpenAICompletionsDecoder().decode(sse(chat_chunk({"content": "hi"})))
 
 
@@ -150,3 +151,12 @@ def test_openai_completions_chunk_boundaries_do_not_matter(size: int) -> None:
     assert outcome(split_at(data, range(0, len(data), size)), "openai-completions") == outcome(
         [data], "openai-completions"
     )
+
+
+@pytest.mark.parametrize("cap", [c for c in CAPTURES if c.name != "ollama/pull-progress.ndjson"],
+                         ids=lambda c: c.name)
+def test_openai_completions_to_native_of_every_capture(cap: Capture) -> None:
+    response = llm_rx.reassemble(cap.data, cap.provider)
+    native = llm_rx.to_native(response, "openai-completions")
+    Completion.model_validate(native)
+    assert native["choices"][0]["text"] == response.text

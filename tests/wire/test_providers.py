@@ -29,7 +29,7 @@ llm_rx.to_native(llm_rx.reassemble(body), "antropic")  # line 8
 
 
 def test_provider_ids_every_one_decoded_and_encoded() -> None:
-    assert PROVIDERS == get_args(ProviderId)
+    assert get_args(ProviderId) == PROVIDERS
     assert llm_rx.PROVIDERS == PROVIDERS
     assert list(PROVIDERS) == sorted(PROVIDERS)
     assert set(DECODERS) == set(PROVIDERS)
