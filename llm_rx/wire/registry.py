@@ -108,8 +108,10 @@ class _Wrapper(Decoder):
 class CheckedDecoder(_Wrapper):
     """``inner``, the decoder of the provider given, and a look at the first frames: until
     they tell whose stream it is, each read goes past a :class:`HeadScanner` first. A frame
-    that only another provider sends (or a non-stream body) is a ``WireFormatError`` raised
-    from the ``decode`` call that completed it, with the frame, before ``inner`` reads it."""
+    that only another provider sends (or another provider's non-stream body) is a
+    ``WireFormatError`` raised from the ``decode`` call that completed it, with the frame,
+    before ``inner`` reads it. The provider's own non-stream body is left to ``inner`` (an
+    Ollama body is one line of its stream: ``from_native`` reads it so)."""
 
     def __init__(self, inner: Decoder, provider: ProviderId) -> None:
         super().__init__()
@@ -141,9 +143,11 @@ class CheckedDecoder(_Wrapper):
             return
         if scanner.nonstream is not None:
             self._scanner = None
-            raise self._fail_with(
-                _nonstream_error(scanner.nonstream, scanner.head, self.expected)
-            )
+            if scanner.nonstream != self.expected:  # (its own body: for the decoder to say)
+                raise self._fail_with(
+                    _nonstream_error(scanner.nonstream, scanner.head, self.expected)
+                )
+            return
         verdict = scanner.verdict
         if told and verdict is not None and verdict.strong:
             self._scanner = None
