@@ -4,13 +4,29 @@
 field names and meanings are a contract. Usage counts are totals and ``None`` means "nobody
 reported it" (never ``0``); ``complete`` is true exactly when the provider's end of stream
 arrived and no error did.
+
+The JSON form is lossless: ``Response.model_validate_json(r.model_dump_json()) == r``, and
+``to_native`` gives the same body for both. What only the provider's own body needs (the
+native stop reason, a choice's own fields, a block's spelling notes, the provider's usage
+object) goes under one ``native`` key on each object: ``{"native": {"stop_reason": ...,
+"choice_extra": {...}}}`` on the response, ``{"native": {"stop_reason": ..., "extra": {...}}}``
+on a choice, ``"native"`` on a block (its ``meta``) and on ``usage``.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from pydantic import (
+    AliasChoices,
+    AliasPath,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    SkipValidation,
+    model_serializer,
+)
 
 from .errors import ErrorKind
 
@@ -41,6 +57,31 @@ StopReason = Literal[
 ]
 
 _FROZEN = ConfigDict(frozen=True)
+_BLOCK = ConfigDict(frozen=True, serialize_by_alias=True)  # (``meta`` is dumped ``native``)
+
+
+def _meta() -> Any:
+    """A block's spelling notes for its provider's own body, written ``native`` in the JSON
+    form; either name is read back (the field's own name is the first choice)."""
+    return Field(
+        default=None,
+        validation_alias=AliasChoices("meta", "native"),
+        serialization_alias="native",
+        repr=False,
+    )
+
+
+def _native(field: str, key: str, **default: Any) -> Any:
+    """A field kept for the provider's own body, read back from ``native.<key>`` too."""
+    return Field(
+        validation_alias=AliasChoices(field, AliasPath("native", key)), repr=False, **default
+    )
+
+
+def _nest(data: dict[str, Any], fields: dict[str, str]) -> dict[str, Any]:
+    """Move ``fields`` (dumped name -> key) of a dump under its one ``native`` object."""
+    data["native"] = {key: data.pop(name) for name, key in fields.items() if name in data}
+    return data
 
 _USAGE_FIELDS = (
     "input_tokens",
@@ -68,9 +109,7 @@ class Usage(BaseModel):
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
     # (not validated: it is the provider's object verbatim, and walking it costs per chunk)
-    native: Annotated[dict[str, Any] | None, SkipValidation] = Field(
-        default=None, exclude=True, repr=False
-    )
+    native: Annotated[dict[str, Any] | None, SkipValidation] = Field(default=None, repr=False)
 
     def overlay(self, newer: Usage) -> Usage:
         """Merge a later cumulative snapshot: its reported fields win, absent ones keep ours."""
@@ -96,31 +135,31 @@ class Usage(BaseModel):
 
 
 class TextBlock(BaseModel):
-    model_config = _FROZEN
+    model_config = _BLOCK
 
     type: Literal["text"] = "text"
     text: str = ""
     signature: str | None = None
     citations: list[Any] = Field(default_factory=list)
-    meta: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+    meta: dict[str, Any] | None = _meta()
 
 
 class ThinkingBlock(BaseModel):
     """Reasoning. A redacted block has ``text == ""``, ``redacted`` and its data as signature."""
 
-    model_config = _FROZEN
+    model_config = _BLOCK
 
     type: Literal["thinking"] = "thinking"
     text: str = ""
     signature: str | None = None
     redacted: bool = False
-    meta: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+    meta: dict[str, Any] | None = _meta()
 
 
 class ToolCallBlock(BaseModel):
     """A call the client runs. ``arguments`` is ``None`` when ``raw_arguments`` never parsed."""
 
-    model_config = _FROZEN
+    model_config = _BLOCK
 
     type: Literal["tool_call"] = "tool_call"
     id: str | None = None
@@ -128,26 +167,26 @@ class ToolCallBlock(BaseModel):
     arguments: Any = Field(default_factory=dict)
     raw_arguments: str = ""
     signature: str | None = None
-    meta: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+    meta: dict[str, Any] | None = _meta()
 
 
 class RefusalBlock(BaseModel):
-    model_config = _FROZEN
+    model_config = _BLOCK
 
     type: Literal["refusal"] = "refusal"
     text: str = ""
-    meta: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+    meta: dict[str, Any] | None = _meta()
 
 
 class OpaqueBlock(BaseModel):
     """A block the library does not model (server tools, provider extras), kept verbatim."""
 
-    model_config = _FROZEN
+    model_config = _BLOCK
 
     type: Literal["opaque"] = "opaque"
     kind: str
     raw: Any = None
-    meta: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+    meta: dict[str, Any] | None = _meta()
 
 
 Block = Annotated[
@@ -165,8 +204,12 @@ class Choice(BaseModel):
     content: list[Block] = Field(default_factory=list)
     stop_reason: StopReason | None = None
     logprobs: dict[str, list[Any]] | None = None
-    native_stop_reason: Any = Field(default=None, exclude=True, repr=False)
-    extra: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
+    native_stop_reason: Any = _native("native_stop_reason", "stop_reason", default=None)
+    extra: dict[str, Any] = _native("extra", "extra", default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _nest(handler(self), {"native_stop_reason": "stop_reason", "extra": "extra"})
 
 
 class ErrorInfo(BaseModel):
@@ -200,8 +243,14 @@ class Response(BaseModel):
     error: ErrorInfo | None = None
     logprobs: dict[str, list[Any]] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
-    native_stop_reason: Any = Field(default=None, exclude=True, repr=False)
-    choice_extra: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
+    native_stop_reason: Any = _native("native_stop_reason", "stop_reason", default=None)
+    choice_extra: dict[str, Any] = _native("choice_extra", "choice_extra", default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _nest(
+            handler(self), {"native_stop_reason": "stop_reason", "choice_extra": "choice_extra"}
+        )
 
     @property
     def text(self) -> str:
