@@ -557,14 +557,26 @@ def test_anthropic_stop_reason_matches_sdk(cap: Capture) -> None:
 @pytest.mark.parametrize("cap", params(ANTHROPIC_ORACLE))
 def test_anthropic_usage_matches_sdk(cap: Capture) -> None:
     resp = response(cap.name)
-    usage = anthropic_sdk(cap.name).snapshot.usage
-    parts = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens]
-    total = sum(part or 0 for part in parts) if usage.input_tokens is not None else None
+    usage = sdk_dict(anthropic_sdk(cap.name).snapshot.usage)
+    # Compaction steps are billed but left out of the top-level counts (Anthropic's rule):
+    # the canonical counts add them; the SDK gives the top-level ones and drops the steps.
+    deltas = [frame.data for frame in frames(cap.name) if frame.data.get("type") == "message_delta"]
+    last = (deltas[-1].get("usage") or {}) if deltas else {}  # (cumulative: the last one)
+    steps = [step for step in last.get("iterations") or () if step.get("type") == "compaction"]
+
+    def billed(name: str) -> int | None:
+        counts = [n for n in (usage.get(name), *(step.get(name) for step in steps))
+                  if n is not None]
+        return sum(counts) if counts else None
+
+    fresh = billed("input_tokens")
+    parts = [fresh, billed("cache_creation_input_tokens"), billed("cache_read_input_tokens")]
+    total = sum(part or 0 for part in parts) if fresh is not None else None
     assert resp.usage.input_tokens == total  # a total, never message_start + message_delta
-    assert resp.usage.output_tokens == usage.output_tokens
-    assert resp.usage.cache_read_tokens == usage.cache_read_input_tokens
-    assert resp.usage.cache_write_tokens == usage.cache_creation_input_tokens
-    details = sdk_dict(usage).get("output_tokens_details") or {}
+    assert resp.usage.output_tokens == billed("output_tokens")
+    assert resp.usage.cache_read_tokens == billed("cache_read_input_tokens")
+    assert resp.usage.cache_write_tokens == billed("cache_creation_input_tokens")
+    details = usage.get("output_tokens_details") or {}
     assert resp.usage.reasoning_tokens == details.get("thinking_tokens")
 
 

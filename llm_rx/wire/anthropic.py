@@ -48,8 +48,9 @@ from ..events import (
     ToolArgsDelta,
     UsageUpdate,
 )
-from ..response import StopReason, Usage
-from .base import SSEPayloadDecoder, count_of, new_event
+from ..response import StopReason
+from .anthropic_usage import usage_from_anthropic
+from .base import SSEPayloadDecoder, new_event
 from .sse import SSEEvent
 
 __all__ = ["AnthropicDecoder", "usage_from_anthropic"]
@@ -83,26 +84,6 @@ _MESSAGE_DELTA_FIELDS = frozenset({"type", "delta", "usage"})
 _TEXT_FIELDS = frozenset({"type", "text", "citations"})
 _THINKING_FIELDS = frozenset({"type", "thinking", "signature"})
 _TOOL_FIELDS = frozenset({"type", "id", "name", "input"})
-
-
-
-def usage_from_anthropic(raw: dict[str, Any]) -> Usage:
-    """Canonical usage from an Anthropic usage object: ``input_tokens`` made a total."""
-    fresh = count_of(raw.get("input_tokens"))
-    write = count_of(raw.get("cache_creation_input_tokens"))
-    read = count_of(raw.get("cache_read_input_tokens"))
-    parts = [n for n in (fresh, write, read) if n is not None]
-    details = raw.get("output_tokens_details") or {}
-    return Usage(
-        input_tokens=sum(parts) if fresh is not None else None,
-        output_tokens=count_of(raw.get("output_tokens")),
-        cache_read_tokens=read,
-        cache_write_tokens=write,
-        reasoning_tokens=(
-            count_of(details.get("thinking_tokens")) if isinstance(details, dict) else None
-        ),
-        native=raw,
-    )
 
 
 def _extras(block: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
