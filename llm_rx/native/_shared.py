@@ -20,7 +20,7 @@ def usage_body(
     """The body's usage object: the provider's own, verbatim, for its own reply; else
     ``encode``'s spelling of the canonical counts, or ``None`` when nobody reported any
     (unless the body ``required`` one)."""
-    if same_provider and usage.native is not None:
+    if same_provider and isinstance(usage.native, dict):  # (unvalidated: check its shape)
         return dict(usage.native)
     if not usage.reported and not required:
         return None

@@ -76,8 +76,9 @@ def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
     if isinstance(block, ToolCallBlock):
         tool: dict[str, Any] = {"toolUseId": block.id or "", "name": block.name or "",
                                 "input": arguments_object(block)}
-        if same_provider:  # the wire's other toolUse fields (``type``)
-            tool.update((block.meta or {}).get("toolUse") or {})
+        fields = (block.meta or {}).get("toolUse") if same_provider else None
+        if isinstance(fields, dict):  # the wire's other toolUse fields (``type``)
+            tool.update(fields)
         return {"toolUse": tool}
     if isinstance(block, RefusalBlock):
         return {"text": block.text}

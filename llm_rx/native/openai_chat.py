@@ -49,7 +49,9 @@ def _thinking(message: dict[str, Any], blocks: list[ThinkingBlock]) -> None:
     if not blocks:
         return
     meta = blocks[0].meta or {}
-    field = meta.get("field", "reasoning_content")
+    field = meta.get("field")
+    if not isinstance(field, str):  # (the dialect's spelling, as its decoder noted it)
+        field = "reasoning_content"
     text = "".join(block.text for block in blocks)
     if field == "reasoning_details":
         details = []
@@ -134,12 +136,12 @@ def _merge_indexed(previous: list[Any], update: list[Any]) -> list[Any]:
     announced, then repeated with its output); others are appended."""
     merged = list(previous)
     positions = {
-        item["index"]: position
+        key: position
         for position, item in enumerate(merged)
-        if isinstance(item, dict) and "index" in item
+        if (key := _index_of(item)) is not None
     }
     for item in update:
-        key = item.get("index") if isinstance(item, dict) else None
+        key = _index_of(item)
         if key is not None and key in positions:
             merged[positions[key]] = item
         else:
@@ -147,6 +149,12 @@ def _merge_indexed(previous: list[Any], update: list[Any]) -> list[Any]:
                 positions[key] = len(merged)
             merged.append(item)
     return merged
+
+
+def _index_of(item: Any) -> str | int | float | None:
+    """A list item's ``index``, when it has one that can key it (a JSON scalar)."""
+    key = item.get("index") if isinstance(item, dict) else None
+    return key if isinstance(key, (str, int, float)) else None
 
 
 def _logprobs(logprobs: dict[str, list[Any]] | None) -> dict[str, Any] | None:

@@ -98,9 +98,18 @@ class _Output:
         elif self.same and isinstance(block, OpaqueBlock) and isinstance(block.raw, dict):
             meta = block.meta or {}
             if "channel" in meta:  # a part type nobody models, in its item
-                self._item(block, "message").setdefault(meta["channel"], []).append(block.raw)
+                self._unmodelled_part(block, meta["channel"])
             elif "item_id" in meta:  # an output item verbatim (a wire event is none)
                 self.items.append(dict(block.raw))
+
+    def _unmodelled_part(self, block: OpaqueBlock, channel: Any) -> None:
+        """A part of a type nobody models, back in its item's list ``channel`` (or in
+        ``content`` when the channel names no list, which no decoder writes)."""
+        item = self._item(block, "message")
+        parts = item.setdefault(channel, []) if isinstance(channel, str) else None
+        if not isinstance(parts, list):
+            parts = item.setdefault("content", [])
+        parts.append(block.raw)
 
     def _content(self, block: TextBlock | RefusalBlock) -> None:
         if self.same and block.meta:
