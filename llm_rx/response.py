@@ -23,6 +23,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializationInfo,
     SerializerFunctionWrapHandler,
     SkipValidation,
     model_serializer,
@@ -78,10 +79,16 @@ def _native(field: str, key: str, **default: Any) -> Any:
     )
 
 
-def _nest(data: dict[str, Any], fields: dict[str, str]) -> dict[str, Any]:
-    """Move ``fields`` (dumped name -> key) of a dump under its one ``native`` object."""
-    data["native"] = {key: data.pop(name) for name, key in fields.items() if name in data}
+def _nest(
+    data: dict[str, Any], fields: dict[str, str], info: SerializationInfo
+) -> dict[str, Any]:
+    """Move ``fields`` (dumped name -> key) of a dump under its one ``native`` object (left
+    out when none of them was dumped, or when the caller excluded ``native``)."""
+    native = {key: data.pop(name) for name, key in fields.items() if name in data}
+    if native and not (info.exclude and "native" in info.exclude):
+        data["native"] = native
     return data
+
 
 _USAGE_FIELDS = (
     "input_tokens",
@@ -208,8 +215,11 @@ class Choice(BaseModel):
     extra: dict[str, Any] = _native("extra", "extra", default_factory=dict)
 
     @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        return _nest(handler(self), {"native_stop_reason": "stop_reason", "extra": "extra"})
+    def _dump(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        fields = {"native_stop_reason": "stop_reason", "extra": "extra"}
+        return _nest(handler(self), fields, info)
 
 
 class ErrorInfo(BaseModel):
@@ -247,10 +257,11 @@ class Response(BaseModel):
     choice_extra: dict[str, Any] = _native("choice_extra", "choice_extra", default_factory=dict)
 
     @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        return _nest(
-            handler(self), {"native_stop_reason": "stop_reason", "choice_extra": "choice_extra"}
-        )
+    def _dump(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        fields = {"native_stop_reason": "stop_reason", "choice_extra": "choice_extra"}
+        return _nest(handler(self), fields, info)
 
     @property
     def text(self) -> str:

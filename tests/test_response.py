@@ -116,3 +116,11 @@ def test_response_blocks_read_meta_under_either_name() -> None:
         "field": "reasoning"}
     assert OpaqueBlock(kind="x", meta={"channel": "c"}).model_dump()["native"] == {
         "channel": "c"}
+
+
+def test_response_dump_native_follows_include_and_exclude() -> None:
+    response = Response(provider="gemini", native_stop_reason="STOP",
+                        choices=[Choice(index=0), Choice(index=1)])
+    assert response.model_dump(include={"provider"}) == {"provider": "gemini"}
+    assert "native" not in response.model_dump(exclude={"native"})
+    assert response.model_dump(exclude={"choice_extra"})["native"] == {"stop_reason": "STOP"}
