@@ -43,6 +43,7 @@ __all__ = [
     "ThinkingBlock",
     "ToolCallBlock",
     "Usage",
+    "WITHOUT_NATIVE",
 ]
 
 StopReason = Literal[
@@ -228,6 +229,19 @@ class ErrorInfo(BaseModel):
     kind: ErrorKind
     message: str
     raw: str | None = None
+
+
+# ``response.model_dump(exclude=WITHOUT_NATIVE)``: the canonical JSON without any ``native``
+# place (to compare two replies by what every provider means, not by how one spelled it).
+WITHOUT_NATIVE: dict[str, Any] = {
+    "native_stop_reason": True,
+    "choice_extra": True,
+    "usage": {"native": True},
+    "content": {"__all__": {"meta": True}},
+    "choices": {"__all__": {
+        "native_stop_reason": True, "extra": True, "content": {"__all__": {"meta": True}},
+    }},
+}
 
 
 class Response(BaseModel):

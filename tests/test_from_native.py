@@ -16,6 +16,7 @@ import pytest
 import llm_rx
 from llm_rx.errors import ProviderError, WireFormatError
 from llm_rx.native.restream import RESTREAMERS
+from llm_rx.response import WITHOUT_NATIVE
 
 from .captures import CAPTURES, Capture
 
@@ -35,7 +36,8 @@ _DIFFERENT_CALLS = {
 
 
 def _dump(response: llm_rx.Response) -> dict[str, Any]:
-    dumped = response.model_dump(mode="json")
+    # (what a non-stream body means; how the stream spelled it, ``native``, is the stream's)
+    dumped = response.model_dump(mode="json", exclude=WITHOUT_NATIVE)
     if dumped["extra"].get("stop_details", 0) is None:  # (a message_start placeholder)
         del dumped["extra"]["stop_details"]
     return dumped

@@ -12,6 +12,7 @@ import pytest
 import llm_rx
 from llm_rx.native import ENCODERS
 from llm_rx.response import (
+    WITHOUT_NATIVE,
     Choice,
     OpaqueBlock,
     Response,
@@ -124,3 +125,27 @@ def test_response_dump_native_follows_include_and_exclude() -> None:
     assert response.model_dump(include={"provider"}) == {"provider": "gemini"}
     assert "native" not in response.model_dump(exclude={"native"})
     assert response.model_dump(exclude={"choice_extra"})["native"] == {"stop_reason": "STOP"}
+
+
+def _keys(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {key for value in node.values() for key in _keys(value)}
+    if isinstance(node, list):
+        return {key for value in node for key in _keys(value)}
+    return set()
+
+
+def test_response_dump_without_native_is_the_canonical_json_alone() -> None:
+    block = TextBlock(text="a", meta={"field": "x"})
+    response = Response(provider="openai-chat", content=[block],
+                        usage=Usage(input_tokens=1, native={"prompt_tokens": 1}),
+                        choices=[Choice(index=0, content=[block], native_stop_reason="stop"),
+                                 Choice(index=1, extra={"seed": 2})],
+                        native_stop_reason="stop", choice_extra={"seed": 1})
+    dumped = response.model_dump(mode="json", exclude=WITHOUT_NATIVE)
+    assert "native" not in _keys(dumped)
+    assert set(dumped) >= CANONICAL_KEYS
+    assert set(dumped["usage"]) == USAGE_KEYS
+    assert set(dumped["choices"][0]) == {"index", "content", "stop_reason", "logprobs"}
+    assert dumped["content"] == [{"type": "text", "text": "a", "signature": None,
+                                  "citations": []}]
