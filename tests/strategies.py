@@ -16,6 +16,7 @@ import orjson
 from hypothesis import strategies as st
 
 from llm_rx.errors import ErrorKind
+from llm_rx.native import ENCODERS
 from llm_rx.response import (
     Block,
     Choice,
@@ -39,8 +40,7 @@ __all__ = [
     "usages",
 ]
 
-PROVIDERS = ("anthropic", "bedrock-converse", "gemini", "ollama", "openai-chat",
-             "openai-responses", "unknown")
+PROVIDERS = (*sorted(ENCODERS), "unknown")
 
 # Keys some encoder reads from a block's meta, an ``extra`` or a choice's own fields.
 _META_KEYS = ("field", "detail_type", "plain", "format", "id", "item_id", "item", "part",
