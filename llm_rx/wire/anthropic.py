@@ -51,6 +51,7 @@ from ..events import (
 from ..response import StopReason
 from .anthropic_usage import usage_from_anthropic
 from .base import SSEPayloadDecoder, new_event
+from .sniffing import foreign_frame
 from .sse import SSEEvent
 
 __all__ = ["AnthropicDecoder", "usage_from_anthropic"]
@@ -151,6 +152,9 @@ class AnthropicDecoder(SSEPayloadDecoder):
             if not self.started:
                 if not isinstance(kind, str):  # no "type": not an Anthropic stream at all
                     raise WireFormatError("the body is not an anthropic event stream", data)
+                foreign = foreign_frame(data, self.provider)
+                if foreign is not None:
+                    raise foreign
                 self._start(out)
             # Named by its payload alone: the SSE event name may not reach here (the framer
             # drops names of payloads that name their own kind), so it cannot decide.

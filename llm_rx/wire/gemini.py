@@ -62,6 +62,7 @@ from .base import (
     split_frames,
 )
 from .json_array import JSONArrayDecoder
+from .sniffing import foreign_frame
 from .sse import DEFAULT_MAX_FRAME, SSEEvent
 
 __all__ = ["FINISH_REASONS", "GeminiDecoder", "finish_name", "usage_from_gemini"]
@@ -551,6 +552,9 @@ class GeminiDecoder(SSEPayloadDecoder):
                 message = ": ".join(words) or message
             raise self._fail(ProviderError(message, raw), out, start=True)
         if not self.started:
+            foreign = foreign_frame(raw, self.provider) if raw.__class__ is bytes else None
+            if foreign is not None:
+                raise foreign
             self._start(out, chunk.get("modelVersion"), chunk.get("responseId"))
         changed = self._fields.changes(chunk)
         if changed:

@@ -41,6 +41,7 @@ from ..events import (
 )
 from ..response import StopReason, Usage
 from .base import ChangedFields, SSEPayloadDecoder, count_of, new_event
+from .sniffing import foreign_frame
 from .sse import SSEEvent
 
 __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
@@ -300,6 +301,9 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         if choices is not None and choices.__class__ is not list:
             raise WireFormatError("a chunk's choices are not a list", data)
         if not self.started:
+            foreign = foreign_frame(data, self.provider)
+            if foreign is not None:
+                raise foreign
             if not chunk.get("model") and not choices:
                 self._metadata(chunk)  # Azure's prompt-filter chunk comes before the model
                 return

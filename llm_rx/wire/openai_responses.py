@@ -75,6 +75,7 @@ from ..events import (
 )
 from ..response import StopReason, Usage
 from .base import SSEPayloadDecoder, count_of, new_event
+from .sniffing import foreign_frame
 from .sse import SSEEvent
 
 __all__ = ["OpenAIResponsesDecoder", "usage_from_responses"]
@@ -232,6 +233,9 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         if not isinstance(kind, str):
             kind = event.event
         if not self.started:
+            foreign = foreign_frame(event.data, self.provider)
+            if foreign is not None:
+                raise foreign
             self._begin(frame, out)
         handler = self._handlers.get(kind)
         if handler is not None:

@@ -17,13 +17,19 @@ from typing import Any, NamedTuple
 
 import orjson
 
-__all__ = ["SNIFF_LIMIT", "HeadScanner", "Verdict", "looks_nonstream", "sniff"]
+from ..errors import WireFormatError
+
+__all__ = ["SNIFF_LIMIT", "HeadScanner", "Verdict", "foreign_frame", "looks_nonstream", "sniff"]
 
 #: How many bytes of frames (not of comments or blank lines) are read before giving up.
 SNIFF_LIMIT = 64 * 1024
 # What is held at most while undecided, comments between frames included.
 _HELD_LIMIT = 16 * SNIFF_LIMIT
 _LEADING = b"\xef\xbb\xbf \t\r\n"  # (a BOM's bytes and blank space, as one set)
+# Forms whose first byte tells the provider (the binary event stream's prelude starts with
+# the high byte of a length; Gemini's JSON array with its bracket).
+_TOLD_BY_FIRST_BYTE = {b"\x00": "bedrock-converse", b"[": "gemini"}
+_RAW = 200  # how much of a body an error carries when no frame of it was read
 
 _PAYLOAD_TYPE = re.compile(rb'^\{.*?"type" ?: ?"([\w.-]+)"')
 # Keys, not words: a reply's text may say "choices", but in a payload its quotes are escaped
@@ -89,6 +95,17 @@ def _of_payload(payload: bytes) -> tuple[str, bool] | None:
     if _ERROR.search(payload):
         return "openai-chat", False  # an error frame: several providers send one
     return None
+
+
+def foreign_frame(payload: bytes, own: str) -> WireFormatError | None:
+    """A decoder's look at a frame that came before any of its own: the error to raise if
+    the payload is one only another provider sends (``None`` if it may be ``own``'s)."""
+    found = _of_payload(payload.strip())
+    if found is None or not found[1] or found[0] == own:
+        return None
+    return WireFormatError(
+        f"the body is not a {own} stream (its first frame is {found[0]}'s)", payload
+    )
 
 
 def _top_level_type(payload: bytes) -> str:
@@ -214,13 +231,11 @@ class HeadScanner:
             if not chunk:
                 return None
             self._form = chunk.lstrip(_LEADING)[:1]
-            if self._form in (b"\x00", b"["):
-                self._kept.append(chunk)
-                provider = "bedrock-converse" if self._form == b"\x00" else "gemini"
-                self.verdict = Verdict(provider, True, chunk[:200])
-                return self.verdict
         self._kept.append(chunk)
         self._held += len(chunk)
+        if self._form in _TOLD_BY_FIRST_BYTE:
+            self._told_by_first_byte(final=False)
+            return self.verdict
         if self._form == b"{":
             self._object_form(chunk)
         else:
@@ -236,11 +251,32 @@ class HeadScanner:
         """EOF: the last line counts as whole."""
         if self.decided or not self._form:
             return self.verdict
-        if self._form == b"{":
+        if self._form in _TOLD_BY_FIRST_BYTE:
+            self._told_by_first_byte(final=True)
+        elif self._form == b"{":
             self._object_end()
         else:
             self._lines(b"\n")
         return self.verdict
+
+    @property
+    def first_byte_tells(self) -> str | None:
+        """The provider the first byte names (before the frame a verdict carries is in)."""
+        return _TOLD_BY_FIRST_BYTE.get(self._form)
+
+    def _told_by_first_byte(self, *, final: bool) -> None:
+        """The verdict once the frame it carries is in, the same however the body was cut:
+        the event stream's first message (its length is its first four bytes), the array's
+        first line; at most ``_RAW`` bytes of it."""
+        head = self.head.lstrip(_LEADING)
+        if self._form == b"\x00":
+            end = min(max(int.from_bytes(head[:4], "big"), 12), _RAW) if len(head) >= 4 else 0
+        else:
+            end = head.find(b"\n")
+            end = min(end, _RAW) if end >= 0 else _RAW
+        if final or (end and len(head) >= end):
+            provider = _TOLD_BY_FIRST_BYTE[self._form]
+            self.verdict = Verdict(provider, True, head[:end] if end else head[:_RAW])
 
     # -- before the first frame --------------------------------------------------------------
 
@@ -350,5 +386,6 @@ class HeadScanner:
 def sniff(head: bytes) -> str | None:
     """The provider whose stream starts with ``head``, or ``None`` if not decidable yet (or
     if it is no stream: see :func:`looks_nonstream`). A line is read once it is whole."""
-    verdict = HeadScanner().feed(head)
-    return verdict.provider if verdict is not None else None
+    scanner = HeadScanner()
+    verdict = scanner.feed(head)
+    return verdict.provider if verdict is not None else scanner.first_byte_tells
