@@ -105,6 +105,22 @@ class _History(Generic[T]):
         return self.values[position - 1] if position else self.initial
 
 
+class _Latest(_History[T]):
+    """A replaced value whose history nobody will read (a builder without history): only
+    the latest is kept, so a value set on every frame costs nothing that grows."""
+
+    __slots__ = ()
+
+    def __init__(self, initial: T) -> None:  # (no lists of past values)
+        self.initial = self.now = initial
+
+    def set(self, seq: int, value: T) -> None:
+        self.now = value
+
+    def at(self, seq: int | None) -> T:
+        return self.now
+
+
 def _count(seqs: list[int], total: int, seq: int | None) -> int:
     """How many items of an append-only list (items numbered by ``seqs``) existed at ``seq``;
     ``seq`` is ``None`` for now, and for a builder that keeps no history."""
@@ -117,6 +133,9 @@ def _count(seqs: list[int], total: int, seq: int | None) -> int:
 
 
 _TEXTS = frozenset({TextDelta, ThinkingDelta, RefusalDelta})
+# A longer list of events (a whole body's, read at once) is fed a slice of so many at a time:
+# the slices inside a run of text deltas are the usual chunk, appended at C level.
+_SLICE = 128
 _INDEX, _TEXT = itemgetter(0), itemgetter(1)  # of a text delta
 
 
@@ -126,12 +145,12 @@ class _Acc:
     __slots__ = ("born", "citation_seqs", "citations", "closed_at", "parts", "seqs",
                  "signature", "start")
 
-    def __init__(self, start: BlockStart, born: int) -> None:
+    def __init__(self, start: BlockStart, born: int, history: bool = True) -> None:
         self.start = start
         self.born = born
         self.parts: list[str] = []
         self.seqs: list[int] = []  # when each part arrived (kept only with history)
-        self.signature: _History[str | None] = _History(None)
+        self.signature: _History[str | None] = (_History if history else _Latest)(None)
         self.citations: list[Any] = []
         self.citation_seqs: list[int] = []
         self.closed_at: int | None = None
@@ -235,12 +254,16 @@ class ResponseBuilder:
         self._given = provider  # the provider named by the caller, if any
         self.history = history
         self._seq = 0
-        self._start: _History[MessageStart | None] = _History(None)
-        self._usage: _History[Usage] = _History(Usage())
-        self._stop: _History[MessageStop | None] = _History(None)
-        self._extra: _History[dict[str, Any]] = _History({})
-        self._choice_extra: _History[dict[int, dict[str, Any]]] = _History({})
-        self._choice_ends: _History[dict[int, ChoiceEnd]] = _History({})
+        # Without history only the latest of each replaced value is kept (usage on every
+        # chunk, thousands of choices: nothing piles up); per choice, so that a choice's
+        # end or fields do not copy every other choice's.
+        self._kept: type[_History[Any]] = _History if history else _Latest
+        self._start: _History[MessageStart | None] = self._kept(None)
+        self._usage: _History[Usage] = self._kept(Usage())
+        self._stop: _History[MessageStop | None] = self._kept(None)
+        self._extra: _History[dict[str, Any]] = self._kept({})
+        self._choice_extra: dict[int, _History[dict[str, Any]]] = {}
+        self._choice_ends: dict[int, _History[ChoiceEnd | None]] = {}
         self._blocks: dict[int, _Acc] = {}
         self._opaques: list[tuple[int, int, _Acc]] = []  # (seq, index of the block before, block)
         self._logprobs: dict[tuple[int, str], tuple[list[Any], list[int]]] = {}
@@ -279,6 +302,10 @@ class ResponseBuilder:
                 acc.parts.extend(map(_TEXT, events))
                 self._seq += len(events)
                 return
+            if len(events) > _SLICE:  # (a whole body's events: its runs of deltas at C level)
+                for start in range(0, len(events), _SLICE):
+                    self.feed_all(events[start : start + _SLICE])
+                return
         handlers = self._handlers
         for event in events:
             self._seq += 1
@@ -306,6 +333,14 @@ class ResponseBuilder:
             acc.seqs.extend(seqs)
             self._seq += len(events)
             return list(map(Snapshot, repeat(self), seqs)), None
+        if len(events) > _SLICE:  # (a whole body's events: its runs of deltas at C level)
+            done: list[Snapshot] = []
+            for start in range(0, len(events), _SLICE):
+                part, failure = self.advance_all(events[start : start + _SLICE])
+                done += part
+                if failure is not None:
+                    return done, failure
+            return done, None
         snapshots: list[Snapshot] = []
         advance = self.advance
         try:
@@ -341,7 +376,7 @@ class ResponseBuilder:
     def _acc(self, index: int, kind: Any) -> _Acc:
         acc = self._blocks.get(index)
         if acc is None:  # lenient: a delta with no BlockStart opens its block
-            acc = self._blocks[index] = _Acc(BlockStart(index, kind), self._seq)
+            acc = self._blocks[index] = _Acc(BlockStart(index, kind), self._seq, self.history)
         return acc
 
     def _text(self, event: TextDelta | ThinkingDelta | RefusalDelta) -> None:
@@ -367,7 +402,7 @@ class ResponseBuilder:
         if acc is not None and acc.closed_at is None:
             acc.start = event  # deltas came first (lenient): keep them, learn the block's kind
         else:
-            self._blocks[event.index] = _Acc(event, self._seq)
+            self._blocks[event.index] = _Acc(event, self._seq, self.history)
         if event.index > self._last_index:
             self._last_index = event.index
 
@@ -382,7 +417,8 @@ class ResponseBuilder:
     def _citation(self, event: CitationDelta) -> None:
         acc = self._acc(event.index, "text")
         acc.citations.append(event.citation)
-        acc.citation_seqs.append(self._seq)
+        if self.history:
+            acc.citation_seqs.append(self._seq)
 
     def _usage_update(self, event: UsageUpdate) -> None:
         self._usage.set(self._seq, self._usage.now.overlay(event.usage))
@@ -390,19 +426,27 @@ class ResponseBuilder:
     def _metadata(self, event: MetadataUpdate) -> None:
         """Overlay by key; a mapping value overlays the earlier mapping one level deep."""
         if event.choice is None:
-            self._extra.set(self._seq, _overlay(self._extra.now, event.fields))
+            if self.history:
+                self._extra.set(self._seq, _overlay(self._extra.now, event.fields))
+            else:  # (read only through a copy: overlaid in place)
+                _overlay_into(self._extra.now, event.fields)
         else:
-            current = self._choice_extra.now
-            merged = _overlay(current.get(event.choice, {}), event.fields)
-            self._choice_extra.set(self._seq, {**current, event.choice: merged})
+            fields = self._choice_extra.get(event.choice)
+            if fields is None:
+                fields = self._choice_extra[event.choice] = self._kept({})
+            fields.set(self._seq, _overlay(fields.now, event.fields))
 
     def _logprobs_delta(self, event: LogprobsDelta) -> None:
         items, seqs = self._logprobs.setdefault((event.choice, event.channel), ([], []))
         items.extend(event.items)
-        seqs.extend([self._seq] * len(event.items))
+        if self.history:
+            seqs.extend([self._seq] * len(event.items))
 
     def _choice_end(self, event: ChoiceEnd) -> None:
-        self._choice_ends.set(self._seq, {**self._choice_ends.now, event.choice: event})
+        end = self._choice_ends.get(event.choice)
+        if end is None:
+            end = self._choice_ends[event.choice] = self._kept(None)
+        end.set(self._seq, event)
 
     def _message_start(self, event: MessageStart) -> None:
         first = self._start.now
@@ -419,7 +463,8 @@ class ResponseBuilder:
 
     def _opaque(self, event: Opaque) -> None:
         """A frame nobody models becomes an opaque block after the blocks seen so far."""
-        acc = _Acc(BlockStart(-1, "opaque", name=event.kind, raw=event.raw), self._seq)
+        acc = _Acc(BlockStart(-1, "opaque", name=event.kind, raw=event.raw), self._seq,
+                   self.history)
         acc.closed_at = self._seq
         self._opaques.append((self._seq, self._last_index, acc))
 
@@ -453,9 +498,14 @@ class ResponseBuilder:
         # (``list()`` copies at once: another thread may be feeding while a snapshot is read)
         return [acc for acc in list(self._blocks.values()) if seq is None or acc.born <= seq]
 
-    def _first_choice(self, seq: int | None) -> int:
+    def _ends_at(self, seq: int | None) -> dict[int, ChoiceEnd]:
+        """Each choice's end as it was at ``seq``."""
+        ends = ((choice, end.at(seq)) for choice, end in list(self._choice_ends.items()))
+        return {choice: end for choice, end in ends if end is not None}
+
+    def _first_choice(self, seq: int | None, ends: dict[int, ChoiceEnd] | None = None) -> int:
         choices = {acc.start.choice for acc in self._blocks_at(seq)}
-        choices |= set(self._choice_ends.at(seq))
+        choices |= set(self._ends_at(seq) if ends is None else ends)
         return min(choices) if choices else 0
 
     def _text_at(self, seq: int | None) -> str:
@@ -498,9 +548,10 @@ class ResponseBuilder:
             info = ErrorInfo(kind=failure.kind, message=failure.message, raw=failure.raw)
         elif stop is not None:
             stop_reason, details, native_stop = stop.stop_reason, stop.details, stop.native
-        choice_ends = self._choice_ends.at(seq)
-        choice_extra = self._choice_extra.at(seq)
-        first = self._first_choice(seq)
+        choice_ends = self._ends_at(seq)
+        choice_extra = {choice: fields.at(seq)
+                        for choice, fields in list(self._choice_extra.items())}
+        first = self._first_choice(seq, choice_ends)
         choice_ids = sorted(set(contents) | set(choice_ends)) or [first]
         choices: list[Choice] = []
         if len(choice_ids) > 1:
@@ -538,9 +589,15 @@ class ResponseBuilder:
 
 def _overlay(old: dict[str, Any], fields: Any) -> dict[str, Any]:
     new = dict(old)
+    _overlay_into(new, fields)
+    return new
+
+
+def _overlay_into(target: dict[str, Any], fields: Any) -> None:
+    """Overlay ``fields`` on ``target`` in place (a mapping value is merged into a new one:
+    the earlier one may be in a response already given out)."""
     for key, value in fields.items():
-        previous = new.get(key)
+        previous = target.get(key)
         if isinstance(previous, dict) and isinstance(value, dict):
             value = {**previous, **value}
-        new[key] = value
-    return new
+        target[key] = value
