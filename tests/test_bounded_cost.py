@@ -13,12 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+import pytest
 
 import llm_rx
 from llm_rx.builder import ResponseBuilder
 from llm_rx.sources._engine import decode_all, new_decoder
+from llm_rx.wire import openai_responses
 
-from .helpers import reads_of
+from .helpers import decode_events, reads_of
 
 _CHUNK = {"id": "chatcmpl-cost", "object": "chat.completion.chunk", "created": 1727346168,
           "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_5050236cbd"}
@@ -99,3 +101,86 @@ def test_reassemble_usage_and_metadata_on_every_chunk_memory_bounded() -> None:
     assert response[0].usage.output_tokens == 10_000
     assert response[0].extra["system_fingerprint"] == "fp_9999"
     assert peak < 2 * len(body)
+
+
+# -- string deltas are joined once ----------------------------------------------------------
+
+
+class _Counted(str):
+    """A string from the wire that counts the characters concatenation copies with it."""
+
+    copied = 0
+
+    def __add__(self, other: str) -> str:
+        _Counted.copied += len(self) + len(other)
+        return str.__add__(self, other)
+
+    def __radd__(self, other: str) -> str:
+        _Counted.copied += len(other) + len(self)
+        return str.__add__(other, self)
+
+
+def _counted(value: Any) -> Any:
+    if isinstance(value, str):
+        return _Counted(value)
+    if isinstance(value, dict):
+        return {key: _counted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_counted(item) for item in value]
+    return value
+
+
+def _anthropic_server_tool(n: int) -> bytes:
+    frames = [
+        _sse({"type": "message_start", "message": {"id": "msg_cost", "model": "claude",
+                                                   "content": [], "usage": {}}},
+             "message_start"),
+        _sse({"type": "content_block_start", "index": 0, "content_block": {
+            "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}},
+            "content_block_start"),
+    ]
+    frames += [_sse({"type": "content_block_delta", "index": 0,
+                     "delta": {"type": "query_delta", "query": "pieces. "}},
+                    "content_block_delta") for _ in range(n)]
+    frames += [
+        _sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+        _sse({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+              "usage": {"output_tokens": 1}}, "message_delta"),
+        _sse({"type": "message_stop"}, "message_stop"),
+    ]
+    return b"".join(frames)
+
+
+def _responses_code_call(n: int) -> bytes:
+    frames = [
+        _sse({"type": "response.created", "response": {"id": "resp_cost", "model": "gpt",
+                                                       "output": []}}),
+        _sse({"type": "response.output_item.added", "output_index": 0, "item": {
+            "type": "code_interpreter_call", "id": "ci_1", "code": ""}}),
+    ]
+    frames += [_sse({"type": "response.code_interpreter_call_code.delta", "output_index": 0,
+                     "item_id": "ci_1", "delta": "print(1) "}) for _ in range(n)]
+    return b"".join(frames)  # (cut before the item's .done: the deltas make its code)
+
+
+@pytest.mark.parametrize(("provider", "make", "field", "piece"), [
+    ("anthropic", _anthropic_server_tool, "query", "pieces. "),
+    ("openai-responses", _responses_code_call, "code", "print(1) "),
+])
+def test_opaque_block_string_deltas_joined_once(
+    monkeypatch: pytest.MonkeyPatch, provider: str, make: Callable[[int], bytes], field: str,
+    piece: str,
+) -> None:
+    # bug class: each delta of a server-tool block (or of an opaque Responses item) was
+    # appended with ``+``, copying all before it: quadratic (40k deltas took 12 s)
+    loads = orjson.loads
+    counting = lambda data: _counted(loads(data))  # noqa: E731 - a stand-in for orjson.loads
+    monkeypatch.setattr(orjson, "loads", counting)
+    monkeypatch.setattr(openai_responses, "_loads", counting)
+    monkeypatch.setattr(_Counted, "copied", 0)
+    body = make(2_000)
+    events, _ = decode_events(reads_of(body, 4096), provider)
+    raws = [e.raw for e in events if type(e).__name__ == "BlockStart" and e.kind == "opaque"]
+    assert len(raws) == 1
+    assert raws[0][field] == piece * 2_000
+    assert _Counted.copied < len(body)

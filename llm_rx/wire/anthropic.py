@@ -92,6 +92,11 @@ def _extras(block: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | No
     return extra or None
 
 
+# A server-tool (opaque) block being streamed: its index, the start's block, the
+# ``input_json_delta`` fragments and each string field's deltas (all joined once, at its end).
+_OpaqueBlock = tuple[int, dict[str, Any], list[str], dict[str, list[str]]]
+
+
 class AnthropicDecoder(SSEPayloadDecoder):
     provider = "anthropic"
 
@@ -102,7 +107,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
         self._blocks: dict[int, int] = {}  # wire index -> block index, while open
         self._closed: set[int] = set()  # wire indexes that ended
         self._next_block = 0
-        self._opaque: dict[int, tuple[int, dict[str, Any], list[str]]] = {}
+        self._opaque: dict[int, _OpaqueBlock] = {}
         self._stop: tuple[StopReason, Any, str | None] | None = None
         # The frame type the hot path takes: none with the shortcuts off (chosen once here,
         # so the hot path does no more per frame).
@@ -294,7 +299,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
             if given:  # input given whole at the start (no deltas follow)
                 out.append(ToolArgsDelta(index, orjson.dumps(given).decode()))
         else:
-            self._opaque[wire] = (index, dict(block), [])
+            self._opaque[wire] = (index, dict(block), [], {})
 
     def _block_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         wire = frame.get("index")
@@ -348,19 +353,21 @@ class AnthropicDecoder(SSEPayloadDecoder):
         out.append(BlockStop(index))
 
     @staticmethod
-    def _opaque_delta(opaque: tuple[int, dict[str, Any], list[str]], delta: dict[str, Any]) -> None:
-        _, block, fragments = opaque
+    def _opaque_delta(opaque: _OpaqueBlock, delta: dict[str, Any]) -> None:
+        _, _, fragments, texts = opaque
         if delta.get("type") == "input_json_delta":
             fragments.append(delta.get("partial_json", ""))
             return
         for key, value in delta.items():
             if key != "type" and isinstance(value, str):
-                previous = block.get(key)
-                block[key] = (previous if isinstance(previous, str) else "") + value
+                texts.setdefault(key, []).append(value)  # (joined once, at the end)
 
     @staticmethod
-    def _opaque_start(opaque: tuple[int, dict[str, Any], list[str]]) -> BlockStart:
-        index, block, fragments = opaque
+    def _opaque_start(opaque: _OpaqueBlock) -> BlockStart:
+        index, block, fragments, texts = opaque
+        for key, parts in texts.items():  # a string field's deltas append to the start's
+            previous = block.get(key)
+            block[key] = (previous if isinstance(previous, str) else "") + "".join(parts)
         joined = "".join(fragments)
         if joined:  # (an empty fragment leaves the start's input as it was)
             try:

@@ -161,7 +161,8 @@ class _Part:
 class _Item:
     """One output item: its blocks by part, its reserved position, its state."""
 
-    __slots__ = ("done", "fields", "id", "key", "parts", "pending", "reserved", "type")
+    __slots__ = ("done", "fields", "id", "key", "parts", "pending", "reserved", "streams",
+                 "type")
 
     def __init__(self, key: Any, item: dict[str, Any], reserved: int) -> None:
         self.key = key
@@ -177,6 +178,21 @@ class _Item:
         self.done = False
         # An opaque item as it stands, until its .done gives it whole.
         self.pending = dict(item) if self.type not in _MODELLED else None
+        self.streams: dict[tuple[str, ...], list[str]] = {}  # its streamed fields' deltas
+
+    def as_it_stands(self) -> dict[str, Any] | None:
+        """The opaque item with the deltas of its streamed fields (joined once, here)."""
+        pending = self.pending
+        if pending is not None:
+            for path, parts in self.streams.items():
+                node = pending
+                for name in path[:-1]:
+                    child = node.get(name)
+                    node[name] = node = dict(child) if isinstance(child, dict) else {}
+                previous = node.get(path[-1])
+                node[path[-1]] = (previous if isinstance(previous, str) else "") + "".join(parts)
+            self.streams = {}
+        return pending
 
 
 class OpenAIResponsesDecoder(SSEPayloadDecoder):
@@ -427,7 +443,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         for item in self._items.values():
             if item.pending is not None and not item.done:
                 index = self._reserve(item)
-                out.append(BlockStart(index, "opaque", name=item.type, raw=item.pending,
+                out.append(BlockStart(index, "opaque", name=item.type, raw=item.as_it_stands(),
                                       meta={"item_id": item.id}))
                 if stop:
                     out.append(BlockStop(index))
@@ -446,12 +462,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         value = frame.get("delta")
         if item is None or item.pending is None or not isinstance(value, str):
             return
-        node = item.pending
-        for name in path[:-1]:
-            child = node.get(name)
-            node[name] = node = dict(child) if isinstance(child, dict) else {}
-        previous = node.get(path[-1])
-        node[path[-1]] = (previous if isinstance(previous, str) else "") + value
+        item.streams.setdefault(path, []).append(value)  # (joined once: ``as_it_stands``)
 
     # -- parts -----------------------------------------------------------------------------
 
