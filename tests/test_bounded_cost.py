@@ -8,8 +8,10 @@ in ``benchmarks/`` only.
 from __future__ import annotations
 
 import gc
+import sys
 import tracemalloc
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import orjson
@@ -184,3 +186,92 @@ def test_opaque_block_string_deltas_joined_once(
     assert len(raws) == 1
     assert raws[0][field] == piece * 2_000
     assert _Counted.copied < len(body)
+
+
+# -- work per frame does not grow with the frames before it --------------------------------
+
+
+def _python_calls(run: Callable[[], object]) -> int:
+    """How many Python-level calls ``run`` makes (a deterministic measure of its work)."""
+    calls = 0
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def _openai_tool_calls_in_turn(n: int) -> bytes:
+    chunks: list[dict[str, Any]] = []
+    for i in range(n):
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": i, "id": f"call_{i}", "type": "function",
+             "function": {"name": "lookup", "arguments": ""}}]}, "finish_reason": None}]})
+        chunks += [{"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": i, "function": {"arguments": piece}}]}, "finish_reason": None}]}
+            for piece in ('{"q": ', '"x', '"}')]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return _openai(chunks)
+
+
+def _anthropic_tool_blocks(n: int) -> bytes:
+    frames = [_sse({"type": "message_start", "message": {"id": "msg_cost", "model": "claude",
+                                                         "content": [], "usage": {}}},
+                   "message_start")]
+    for i in range(n):
+        frames.append(_sse({"type": "content_block_start", "index": i, "content_block": {
+            "type": "tool_use", "id": f"toolu_{i}", "name": "lookup", "input": {}}},
+            "content_block_start"))
+        frames += [_sse({"type": "content_block_delta", "index": i, "delta": {
+            "type": "input_json_delta", "partial_json": piece}}, "content_block_delta")
+            for piece in ('{"q": ', '"x"}')]
+        frames.append(_sse({"type": "content_block_stop", "index": i}, "content_block_stop"))
+    frames.append(_sse({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+                        "usage": {"output_tokens": 1}}, "message_delta"))
+    frames.append(_sse({"type": "message_stop"}, "message_stop"))
+    return b"".join(frames)
+
+
+def _gemini_calls(n: int) -> bytes:
+    return b"".join(_sse({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "lookup", "args": {"q": i}}}]}, "index": 0,
+        **({"finishReason": "STOP"} if i == n - 1 else {})}], "modelVersion": "gemini"})
+        for i in range(n))
+
+
+def _ollama_calls(n: int) -> bytes:
+    lines = [orjson.dumps({"model": "m", "message": {"role": "assistant", "content": "",
+                                                     "tool_calls": [{"function": {
+                                                         "name": "lookup",
+                                                         "arguments": {"q": i}}}]},
+                           "done": False}) for i in range(n)]
+    lines.append(orjson.dumps({"model": "m", "message": {"role": "assistant", "content": ""},
+                               "done": True, "done_reason": "stop"}))
+    return b"\n".join(lines) + b"\n"
+
+
+@pytest.mark.parametrize(("provider", "make"), [
+    ("openai-chat", _openai_tool_calls_in_turn),
+    ("openai-chat", _many_choices),
+    ("anthropic", _anthropic_tool_blocks),
+    ("gemini", _gemini_calls),
+    ("ollama", _ollama_calls),
+], ids=["openai-tool-calls", "openai-choices", "anthropic-tools", "gemini-calls",
+        "ollama-calls"])
+def test_reassemble_work_linear_in_tool_calls_and_choices(
+    provider: str, make: Callable[[int], bytes]
+) -> None:
+    # bug class: a scan of every tool call (or choice) at each new one: quadratic (an OpenAI
+    # call's first fragment after a batch looked through all calls before it)
+    def calls(n: int) -> int:
+        reads = reads_of(make(n), 4096)
+        return _python_calls(lambda: llm_rx.reassemble(reads, provider))
+
+    assert calls(800) < 4.6 * calls(200)  # (4x for linear work, 16x for quadratic)

@@ -150,7 +150,7 @@ class _Choice:
         self.had_tools = False
         self.had_refusal = False
         self.finished = False
-        self.open: list[int] = []
+        self.open: dict[int, None] = {}  # the open blocks, in order (a set closed in O(1))
         self.reason: StopReason = "end_turn"
         self.native: Any = None
         self.fields = ChangedFields(_CHOICE_FIELDS)
@@ -188,6 +188,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         self._last_usage: Any = None
         self._layout: _Layout | None = None
         self._to_learn: tuple[dict[str, Any], Any, bytes] | None = None
+        self._tool_choice: dict[int, _Choice] = {}  # a tool block in some choice's tools -> it
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -264,9 +265,9 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         hit = self._template_hit
         self._template_hit = None
         if hit is not None and hit[4] is ToolArgsDelta:
-            for choice in self._choices.values():
-                if any(block == hit[5] for block, _ in choice.tools.values()):
-                    choice.last_tool = hit[5]
+            choice = self._tool_choice.get(hit[5])  # (not a scan of every call: O(1))
+            if choice is not None:
+                choice.last_tool = hit[5]
 
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         data = event.data
@@ -389,12 +390,12 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         self._next_block += 1
         out.append(BlockStart(index, kind, choice=choice.index, **fields) if fields
                    else new_event(BlockStart, (index, kind, None, None, choice.index, None, None)))
-        choice.open.append(index)
+        choice.open[index] = None
         return index
 
     def _close(self, choice: _Choice, index: int | None, out: list[Event]) -> None:
         if index is not None and index in choice.open:
-            choice.open.remove(index)
+            del choice.open[index]
             out.append(BlockStop(index))
 
     def _choice(self, raw: dict[str, Any], out: list[Event]) -> None:
@@ -566,7 +567,11 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             )
             entry = (index, call_id)
             if key is not None:
+                replaced = choice.tools.get(key)
+                if replaced is not None:
+                    self._tool_choice.pop(replaced[0], None)
                 choice.tools[key] = entry
+                self._tool_choice[index] = choice
         index = entry[0]
         choice.last_tool = index
         arguments = function.get("arguments")
