@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import sys
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
@@ -19,8 +19,12 @@ import pytest
 
 import llm_rx
 from llm_rx.builder import ResponseBuilder
+from llm_rx.errors import FrameTooLargeError
 from llm_rx.sources._engine import decode_all, new_decoder
 from llm_rx.wire import openai_responses
+from llm_rx.wire.json_array import JSONArrayDecoder
+from llm_rx.wire.ndjson import NDJSONDecoder
+from llm_rx.wire.sse import SSEDecoder
 
 from .helpers import decode_events, reads_of
 
@@ -275,3 +279,62 @@ def test_reassemble_work_linear_in_tool_calls_and_choices(
         return _python_calls(lambda: llm_rx.reassemble(reads, provider))
 
     assert calls(800) < 4.6 * calls(200)  # (4x for linear work, 16x for quadratic)
+
+
+# -- a frame held in tiny reads costs about its size ----------------------------------------
+
+
+def _tiny_reads(data: bytes, size: int) -> Iterator[bytes]:
+    """``data`` in fresh ``size``-byte reads, as a transport makes them one by one."""
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+_FRAME = 256 * 1024
+_FRAMERS: list[tuple[Callable[[int], Any], bytes, bytes]] = [  # (framer, one frame, a big one)
+    (SSEDecoder, b"data: {}\n\n", b"data: " + b"x" * _FRAME),
+    (NDJSONDecoder, b"{}\n", b'{"a": "' + b"x" * _FRAME),
+    (JSONArrayDecoder, b"[{},", b'{"a": "' + b"x" * _FRAME),
+]
+
+
+@pytest.mark.parametrize(("make", "first", "big"), _FRAMERS,
+                         ids=["sse", "ndjson", "json-array"])
+def test_framer_frame_in_tiny_reads_memory_bounded(
+    make: Callable[[int], Any], first: bytes, big: bytes
+) -> None:
+    # bug class: an unfinished frame kept as a list of the reads (an object per read: 17
+    # MiB in 2-byte reads took 1.1 GiB before the limit tripped)
+    framer = make(_FRAME - 1024)
+    frames: list[Any] = list(framer.decode(first))
+    errors: list[FrameTooLargeError] = []
+
+    def run() -> None:
+        try:
+            for read in _tiny_reads(big, 4):
+                frames.extend(framer.decode(read))
+        except FrameTooLargeError as error:
+            errors.append(error)
+
+    peak = _peak(run)
+    assert len(frames) == 1  # the frame before the big one, given when it completed
+    assert len(errors) == 1
+    assert errors[0].raw == big[:200].decode()  # the evidence: where the big frame starts
+    assert errors[0].frames == []  # (nothing else completed in the read that tripped it)
+    assert peak < 4 * len(big)
+
+
+def test_reassemble_big_frame_in_tiny_reads_memory_bounded() -> None:
+    # bug class: the same for a frame within the limit: held in pieces, joined at its end
+    # (parsing a long string costs the JSON parser many times its size: the bound is what
+    # the same body costs in one read)
+    text = "x" * _FRAME
+    body = _openai([{"choices": [{"index": 0, "delta": {"content": text},
+                                  "finish_reason": "stop"}]}])
+    responses: list[llm_rx.Response] = []
+    whole = _peak(lambda: responses.append(llm_rx.reassemble(body, "openai-chat")))
+    peak = _peak(lambda: responses.append(llm_rx.reassemble(_tiny_reads(body, 4),
+                                                             "openai-chat")))
+    assert responses[1] == responses[0]
+    assert responses[1].text == text
+    assert peak < whole + 2 * len(body)

@@ -70,8 +70,9 @@ class JSONArrayDecoder:
         self._where = _BEFORE
         self._lex = _CODE
         self._depth = 0
-        self._pending: list[bytes] = []  # the bytes of the unfinished element
-        self._pending_size = 0
+        # The bytes of the unfinished element, in one growing buffer: an element arriving
+        # in many small reads costs about its size, not an object per read.
+        self._pending = bytearray()
         # Elements "{\n ... \n}" may end at a "}" starting a line (a shortcut: see
         # :mod:`llm_rx.wire.fast`).
         self._pretty = fast.enabled
@@ -86,7 +87,7 @@ class JSONArrayDecoder:
     @property
     def pending(self) -> bytes:
         """The bytes of the element still arriving (``b""`` between elements)."""
-        return b"".join(self._pending)
+        return bytes(self._pending)
 
     def decode(self, chunk: bytes) -> list[bytes]:
         out: list[bytes] = []
@@ -193,14 +194,15 @@ class JSONArrayDecoder:
     def _end(self, data: bytes, at: int) -> int:
         """Where in ``data`` the element (its rest, from ``at``) ends, or ``-1``."""
         if self._fast:
-            if data[at : at + 1] == b"}" and self._pending and self._pending[-1][-1:] == b"\n":
+            if data[at : at + 1] == b"}" and self._pending.endswith(b"\n"):
                 line = at - 1  # the "\n" ended the last chunk
             else:
                 line = data.find(b"\n}", at)
             if line >= 0:
                 end = line + 2
                 try:
-                    orjson.loads(b"".join((*self._pending, data[at:end])))
+                    orjson.loads(self._pending + data[at:end] if self._pending
+                                 else data[at:end])
                 except orjson.JSONDecodeError:
                     self._fast = self._pretty = False  # not laid out as assumed: scan
                 else:
@@ -256,24 +258,21 @@ class JSONArrayDecoder:
         return -1
 
     def _element(self, tail: bytes, out: list[bytes]) -> None:
-        size = self._pending_size + len(tail)
         if self._pending:
-            self._pending.append(tail)
-            tail = b"".join(self._pending)
+            self._pending += tail
+            tail = bytes(self._pending)
             self._pending.clear()
-            self._pending_size = 0
-        if size > self.max_frame:
+        if len(tail) > self.max_frame:
             raise self._too_large(tail)
         self._where = _AFTER
         out.append(tail)
 
     def _hold(self, data: bytes) -> None:
-        self._pending.append(data)
-        self._pending_size += len(data)
-        if self._pending_size > self.max_frame:
-            head = b"".join(self._pending)
-            self._pending.clear()
-            self._pending_size = 0
+        pending = self._pending
+        pending += data
+        if len(pending) > self.max_frame:
+            head = bytes(pending[:200])  # (the evidence the error keeps)
+            pending.clear()
             raise self._too_large(head)
 
     def _too_large(self, element: bytes) -> FrameTooLargeError:

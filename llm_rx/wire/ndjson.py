@@ -24,8 +24,9 @@ class NDJSONDecoder:
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         self.max_frame = max_frame
-        self._pending: list[bytes] = []
-        self._pending_size = 0
+        # The unfinished line in one growing buffer: a line arriving in many small reads
+        # costs about its size, not an object per read.
+        self._pending = bytearray()
         self._shortcuts = fast.enabled  # (see :mod:`llm_rx.wire.fast`)
 
     def decode(self, chunk: bytes) -> list[bytes]:
@@ -34,10 +35,9 @@ class NDJSONDecoder:
                 self._hold(chunk, [])
             return []
         if self._pending:
-            self._pending.append(chunk)
-            chunk = b"".join(self._pending)
+            self._pending += chunk
+            chunk = bytes(self._pending)
             self._pending.clear()
-            self._pending_size = 0
         lines = chunk.split(b"\n")
         rest = lines.pop()
         out: list[bytes]
@@ -59,18 +59,16 @@ class NDJSONDecoder:
         return out
 
     def flush(self) -> list[bytes]:
-        rest = b"".join(self._pending).strip()
+        rest = bytes(self._pending).strip()
         self._pending.clear()
-        self._pending_size = 0
         return [rest] if rest else []
 
     def _hold(self, data: bytes, done: list[bytes]) -> None:
-        self._pending.append(data)
-        self._pending_size += len(data)
-        if self._pending_size - data.endswith(b"\r") > self.max_frame:
-            head = b"".join(self._pending)
-            self._pending.clear()
-            self._pending_size = 0
+        pending = self._pending
+        pending += data
+        if len(pending) - data.endswith(b"\r") > self.max_frame:
+            head = bytes(pending[:200])  # (the evidence the error keeps)
+            pending.clear()
             raise self._too_large(head, done)
 
     def _too_large(self, line: bytes, done: list[bytes]) -> FrameTooLargeError:

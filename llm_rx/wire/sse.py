@@ -31,6 +31,10 @@ __all__ = ["DEFAULT_MAX_FRAME", "SSEDecoder", "SSEEvent"]
 
 #: Default bound on the bytes of one pending (not yet dispatched) event.
 DEFAULT_MAX_FRAME = 16 * 1024 * 1024
+# A larger chunk (a whole body in one read) is framed a piece of about this size at a time:
+# the same events, with the working set of a usual read (a few whole-body copies and splits
+# cost twice as much per byte as the same work on reads of this size).
+PIECE = 64 * 1024
 
 _BOM = b"\xef\xbb\xbf"
 # A line starting with one of these is JSON, HTML or XML: a body of another kind, not SSE.
@@ -63,8 +67,9 @@ class SSEDecoder:
         self.retry: int | None = None
         self.recognised = False  # a data/event/id/retry field or a comment was seen
         self.first_unknown: bytes | None = None  # the first line that looked like JSON/HTML
-        self._pending: list[bytes] = []  # normalised (LF only) bytes of the unfinished event
-        self._pending_size = 0
+        # The normalised (LF only) bytes of the unfinished event, in one growing buffer: an
+        # event arriving in many small reads costs about its size, not an object per read.
+        self._pending = bytearray()
         self._skip_lf = False  # the last chunk ended in "\r": a "\n" first in the next is its pair
         self._started = False  # past the BOM check
         self._head = b""  # first bytes held until the BOM check can be decided
@@ -85,6 +90,10 @@ class SSEDecoder:
         """Like :meth:`decode`, but a plain ``message`` event (no name, no id so far) is
         given as its ``data`` bytes alone: the hot path makes no object per event."""
         shortcuts = self._shortcuts
+        if shortcuts and len(chunk) > 2 * PIECE:
+            cut = chunk.find(b"\n\n", PIECE)
+            if 0 <= cut < len(chunk) - PIECE:
+                return self._in_pieces(chunk, cut + 2)
         if (  # One whole "data: ..." event and nothing else: a live stream's usual read.
             shortcuts
             and chunk.endswith(b"\n\n")
@@ -117,16 +126,15 @@ class SSEDecoder:
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         pending = self._pending
         if b"\n\n" not in chunk and not (
-            pending and chunk.startswith(b"\n") and pending[-1].endswith(b"\n")
+            pending and chunk.startswith(b"\n") and pending.endswith(b"\n")
         ):
             if chunk:
                 self._hold(chunk)
             return []
         if pending:
-            pending.append(chunk)
-            chunk = b"".join(pending)
+            pending += chunk
+            chunk = bytes(pending)
             pending.clear()
-            self._pending_size = 0
         end = chunk.rfind(b"\n\n")
         body, rest = chunk[:end], chunk[end + 2 :]
         events: list[bytes | SSEEvent]
@@ -209,6 +217,24 @@ class SSEDecoder:
             self._hold_after(rest, events)
         return events
 
+    def _in_pieces(self, chunk: bytes, end: int) -> list[bytes | SSEEvent]:
+        """Frame a large chunk a piece at a time (the first up to ``end``), each cut just
+        after a blank line (the events do not depend on where a chunk is cut); an error
+        carries the events of the pieces before it too."""
+        events: list[bytes | SSEEvent] = []
+        start, size = 0, len(chunk)
+        while start < size:
+            if start:
+                cut = chunk.find(b"\n\n", start + PIECE)
+                end = size if cut < 0 or size - cut < PIECE else cut + 2
+            try:
+                events += self.decode_payloads(chunk[start:end])
+            except FrameTooLargeError as error:
+                error.frames = events + error.frames
+                raise
+            start = end
+        return events
+
     def _hold_after(self, rest: bytes, events: list[Any]) -> None:
         """Hold the unfinished tail; if it is already too large, the events completed before
         it go with the error (nothing that arrived is lost)."""
@@ -222,11 +248,10 @@ class SSEDecoder:
         """Dispatch what is left at EOF (a last event without its blank line)."""
         if not self._started and self._head:
             self._started = True
-            self._pending.append(self._head)
+            self._pending += self._head
         self._skip_lf = False
-        rest = b"".join(self._pending)
+        rest = bytes(self._pending)
         self._pending.clear()
-        self._pending_size = 0
         events: list[SSEEvent] = []
         if rest.strip(b"\n"):
             self._parse_block(rest, events)
@@ -234,13 +259,12 @@ class SSEDecoder:
 
     def _hold(self, data: bytes) -> None:
         """Keep the bytes of an unfinished event; refuse them past the limit."""
-        self._pending.append(data)
-        self._pending_size += len(data)
+        pending = self._pending
+        pending += data
         # An event's size excludes the blank line that ends it (a pending "\n" may be half).
-        if self._pending_size - data.endswith(b"\n") > self.max_frame:
-            head = b"".join(self._pending)
-            self._pending.clear()
-            self._pending_size = 0
+        if len(pending) - data.endswith(b"\n") > self.max_frame:
+            head = bytes(pending[:200])  # (the evidence the error keeps)
+            pending.clear()
             raise self._too_large(head, [])
 
     def _name(self, raw: bytes) -> str:

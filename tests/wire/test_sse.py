@@ -9,7 +9,9 @@ empty is not dispatched. Tests that pin a chunk-boundary case name the bug class
 from __future__ import annotations
 
 import functools
+import gc
 import re
+import tracemalloc
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -717,3 +719,43 @@ def test_sse_property_names_false_same_data_as_named(
             assert item == event
         else:
             assert (item, event.event != "error") == (event.data, True)
+
+
+# -- a big read (a whole body at once) is framed a piece at a time ---------------------------
+
+_KINDS = (b"data: {\"n\": %d}\n\n", b"event: delta\ndata: %d\n\n", b": keep-alive %d\n\n",
+          b"id: %d\ndata: x\n\n", b"data: crlf %d\r\n\r\n", b"data: a\ndata: %d\n\n",
+          b"data: %d lone cr\r\r")
+BIG = b"".join(_KINDS[n % len(_KINDS)] % n for n in range(30_000))  # (a few hundred KiB)
+
+
+@settings(max_examples=10, deadline=None)
+@given(cuts=st.lists(st.integers(0, len(BIG)), max_size=4))
+def test_sse_big_read_same_events_as_any_reads(cuts: list[int]) -> None:
+    # bug class: a read framed in pieces gives other events than the same bytes in reads
+    # (an event cut between two pieces, a "\r\n" split between them)
+    assert decode([BIG]) == decode(split_at(BIG, cuts))
+
+
+def test_sse_big_read_framed_with_a_usual_read_working_set() -> None:
+    # bug class: a whole body framed at once: several copies and splits of all of it
+    body = b"".join(b'data: {"type": "delta", "text": "%d"}\n\n' % n for n in range(40_000))
+    decoder = SSEDecoder()
+    events: list[object] = []
+    gc.collect()
+    tracemalloc.start()
+    try:
+        events += decoder.decode_payloads(body)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(events) == 40_000
+    assert peak < 2.5 * len(body)
+
+
+def test_sse_big_read_error_carries_the_events_of_every_piece_before_it() -> None:
+    # bug class: a frame too large in a later piece losing the events of the earlier ones
+    body = BIG + b"data: " + b"x" * 5000 + b"\n\ndata: after\n\n"
+    events, error = decode_until_error([body], max_frame=4096)
+    assert error is FrameTooLargeError
+    assert events == decode([BIG])
