@@ -178,6 +178,12 @@ def shape_error(error: Exception, frame: Any) -> WireFormatError:
 
 _LAYOUTS: dict[frozenset[str], dict[tuple[str, ...], tuple[str, ...]]] = {}
 _LAYOUTS_KEPT = 64  # layouts per set of known fields, keys per layout (they come from the wire)
+# The key names come from the wire and the cache lives as long as the process: a layout
+# whose names are longer than a real one's is not kept, nor any once the cache holds so many
+# characters of names (a stream of huge keys must not pin its keys after it ended).
+_LAYOUT_CHARS = 4 * 1024
+_LAYOUTS_CHARS = 1024 * 1024
+_layouts_chars = [0]  # characters of key names held by the cache
 
 
 class ChangedFields:
@@ -208,7 +214,7 @@ class ChangedFields:
             if extra is None:
                 extra = tuple(key for key in keys if key not in self.known)
                 if len(self._layouts) < _LAYOUTS_KEPT and len(keys) <= _LAYOUTS_KEPT:
-                    self._layouts[keys] = extra
+                    _keep_layout(self._layouts, keys, extra)
             self._extra_keys = extra
         changed: dict[str, Any] | None = None
         values = self.values
@@ -221,6 +227,17 @@ class ChangedFields:
                 changed = {}
             changed[key] = value
         return changed
+
+
+def _keep_layout(
+    layouts: dict[tuple[str, ...], tuple[str, ...]], keys: tuple[str, ...],
+    extra: tuple[str, ...],
+) -> None:
+    """Cache a layout if its key names are of a real layout's size and the cache has room."""
+    chars = sum(map(len, keys))
+    if chars <= _LAYOUT_CHARS and _layouts_chars[0] + chars <= _LAYOUTS_CHARS:
+        layouts[keys] = extra
+        _layouts_chars[0] += chars
 
 
 class Decoder(ABC):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import tracemalloc
 from typing import Any
 
 from hypothesis import given, settings
@@ -48,3 +50,23 @@ def test_changed_fields_keeps_few_layouts_from_the_wire() -> None:
             f"k{n}": 1, **{f"pad{i}": 0 for i in range(n)}}
     assert len(fields._layouts) <= 64
     assert all(len(keys) <= 64 for keys in fields._layouts)
+
+
+def test_changed_fields_layout_cache_bounded_in_bytes() -> None:
+    # bug class: the process-wide layout cache bounded only in count: 64 streams whose key
+    # names were 8 MiB each kept 536 MiB alive after they ended
+    known = frozenset({"a-field-no-other-test-has"})
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(32):
+            fields = ChangedFields(known)
+            huge = f"{n}-" + "k" * (256 * 1024)
+            assert fields.changes({"id": 1, huge: 2}) == {"id": 1, huge: 2}
+            del fields, huge
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 256 * 1024  # (32 streams of 256 KiB names: 8 MiB if their layouts stayed)
