@@ -18,6 +18,7 @@ import orjson
 import pytest
 
 import llm_rx
+from benchmarks import streams
 from llm_rx.builder import ResponseBuilder
 from llm_rx.errors import FrameTooLargeError
 from llm_rx.sources._engine import decode_all, new_decoder
@@ -338,3 +339,58 @@ def test_reassemble_big_frame_in_tiny_reads_memory_bounded() -> None:
     assert responses[1] == responses[0]
     assert responses[1].text == text
     assert peak < whole + 2 * len(body)
+
+
+# -- the work does not depend on the read size ----------------------------------------------
+
+
+def _python_lines(run: Callable[[], object]) -> int:
+    """How many lines of Python ``run`` executes (frames decoded one by one cost several
+    each, frames decoded in a batch none)."""
+    lines = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal lines
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+    return lines
+
+
+def _anthropic_text_blocks(n: int) -> bytes:
+    """``n`` deltas in text blocks of 100: a template to learn for each block."""
+    frames = [_sse({"type": "message_start", "message": {"id": "msg_cost", "model": "claude",
+                                                         "content": [], "usage": {}}},
+                   "message_start")]
+    for block in range(n // 100):
+        frames.append(_sse({"type": "content_block_start", "index": block,
+                            "content_block": {"type": "text", "text": ""}},
+                           "content_block_start"))
+        frames += [_sse({"type": "content_block_delta", "index": block,
+                         "delta": {"type": "text_delta", "text": f" w{i}"}},
+                        "content_block_delta") for i in range(100)]
+        frames.append(_sse({"type": "content_block_stop", "index": block},
+                           "content_block_stop"))
+    frames.append(_sse({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                        "usage": {"output_tokens": n}}, "message_delta"))
+    frames.append(_sse({"type": "message_stop"}, "message_stop"))
+    return b"".join(frames)
+
+
+@pytest.mark.parametrize("make", [streams.openai_chat, streams.anthropic, streams.gemini,
+                                  streams.ollama, _anthropic_text_blocks],
+                         ids=lambda make: make.__name__.strip("_"))
+def test_reassemble_whole_body_work_as_in_64k_reads(make: Callable[[int], bytes]) -> None:
+    # bug class: a chunk tried batches a fixed number of times, then went frame by frame, and
+    # the builder fed a mixed list event by event: a whole body in one read ran up to 12x
+    # the Python lines of the same body in 64 KiB reads (and took up to 1.8x the time)
+    body = make(6_000)
+    whole = _python_lines(lambda: llm_rx.reassemble([body]))
+    in_reads = _python_lines(lambda: llm_rx.reassemble(reads_of(body, 64 * 1024)))
+    assert whole < 1.2 * in_reads

@@ -27,6 +27,7 @@ from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
 __all__ = [
     "BATCH",
+    "BATCH_SLICE",
     "BATCH_TRIES",
     "ByteTemplate",
     "ChangedFields",
@@ -102,9 +103,11 @@ class ByteTemplate(NamedTuple):
 _Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
 
 # Fewer frames than this are read one by one (a batch costs a few joins); a chunk tries a
-# batch at most so many times (each try looks at all the frames left).
+# batch at most so many times (each try looks at all the frames left) in each slice of
+# ``BATCH_SLICE`` frames: the tries scale with the chunk, and their cost stays linear in it.
 BATCH = 16
 BATCH_TRIES = 8
+BATCH_SLICE = 512
 
 
 _FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not there
@@ -385,6 +388,23 @@ class Decoder(ABC):
                 return position
         return count
 
+    def _in_slices(
+        self, frames: list[Any], out: list[Event],
+        handle: Callable[[list[Any], list[Event]], None],
+    ) -> bool:
+        """``handle`` a chunk of more than ``BATCH_SLICE`` frames a slice at a time (each
+        with its own batch tries, as if it came in reads of that size): whether it did.
+        Frames after the end are counted, unread."""
+        count = len(frames)
+        if count <= BATCH_SLICE:
+            return False
+        for start in range(0, count, BATCH_SLICE):
+            if self.finished:
+                self.ignored_frames += count - start
+                break
+            handle(frames[start : start + BATCH_SLICE], out)
+        return True
+
     def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
         """Finish with ``error``; ``start`` opens the message first if nothing did yet."""
         if start and not self.started:
@@ -472,6 +492,8 @@ class SSEPayloadDecoder(Decoder):
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
         """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events): runs of a
         template's frames in batches where there are enough frames, the others one by one."""
+        if self._in_slices(frames, out, self._frames):
+            return
         count = len(frames)
         tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
         position = 0

@@ -188,6 +188,8 @@ class OllamaDecoder(NDJSONPayloadDecoder):
     def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
         """Runs of usual lines (see :class:`_Usual`) decode in batches, with no Python work
         per line; the other lines, and all of a short chunk, one by one."""
+        if self._in_slices(lines, out, self._lines_of):
+            return
         count = len(lines)
         tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
         position = 0
