@@ -3,6 +3,10 @@
     python -m benchmarks.run            # the full table (about a minute or two)
     python -m benchmarks.run --quick    # smaller streams, fewer rounds
 
+Every stream is also reassembled from the whole body in one read, from 64 KiB reads and from
+1 KiB reads (the lines ``reassemble, <read size>``), as ratios to the floor at 64 KiB reads:
+a read's size should change only the cost of the reads themselves.
+
 Each stream is measured in a fresh interpreter (nothing left on the heap by what ran before):
 every contender runs on the same bytes, in interleaved rounds; the table gives medians and,
 as ratios, the median over rounds of each contender's time over the floor's in the same
@@ -311,8 +315,24 @@ def _cases(n: int, sdks: bool = True) -> list[_Case]:
     ))
 
 
+#: The read sizes every stream is also reassembled at (``None``: the whole body in one read).
+READ_SIZES: tuple[tuple[str, int | None], ...] = (
+    ("whole body", None), ("64 KiB reads", 64 * 1024), ("1 KiB reads", 1024))
+
+
+def by_read_size(body: bytes) -> dict[str, Contender]:
+    """``reassemble`` of ``body`` at each of ``READ_SIZES`` (the reads made beforehand, outside
+    the timing; the chunks a contender is given are ignored)."""
+    def of(reads: list[bytes]) -> Contender:
+        return lambda _chunks: reassemble(reads)
+
+    return {f"reassemble, {label}": of([body] if size is None else streams.chunked(body, size))
+            for label, size in READ_SIZES}
+
+
 def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
-    """Print the lines of one stream's table."""
+    """Print the lines of one stream's table, then its read-size lines: ``reassemble`` at
+    each read size, as ratios to the floor at 64 KiB reads."""
     title, make_body, floor, sdks = _cases(n)[number]
     contenders: dict[str, Contender] = {
         "floor": floor,
@@ -323,13 +343,20 @@ def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
         "accumulate() after map": accumulate_behind_map,
         **sdks,
     }
-    result, times = measure(contenders, streams.chunked(make_body()), rounds, slow_rounds)
+    body = make_body()
+    result, times = measure(contenders, streams.chunked(body), rounds, slow_rounds)
     for name, seconds in result.items():
         print(f"{title:34} {name:22} {seconds * 1e3:8.1f}ms "
               f"{ratio(times, name, 'floor'):7.2f}x")
     for name in ("accumulate()", "accumulate() after map"):
         print(f"{title:34} {name.replace('()', '') + ' / reassemble':34} "
               f"{ratio(times, name, 'llm_rx.reassemble'):7.2f}x")
+    reads = {"floor": floor, **by_read_size(body)}
+    result, times = measure(reads, streams.chunked(body), rounds, slow_rounds)
+    for name, seconds in result.items():
+        if name != "floor":
+            print(f"{title:34} {name:28} {seconds * 1e3:8.1f}ms "
+                  f"{ratio(times, name, 'floor'):7.2f}x")
 
 
 def run_latency() -> None:

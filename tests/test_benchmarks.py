@@ -21,3 +21,15 @@ def test_every_llm_rx_contender_gives_the_reassembled_response(number: int) -> N
     else:
         assert text == "".join(getattr(b, "text", "") or getattr(b, "raw_arguments", "")
                                for b in expected.content)
+
+
+@pytest.mark.parametrize("number", range(5))
+def test_every_read_size_contender_gives_the_reassembled_response(number: int) -> None:
+    # bug class: a read-size line of the table that times something other than the reply
+    title, make_body, _, _ = run._cases(300, sdks=False)[number]
+    body = make_body()
+    expected = run.reassemble([body])
+    contenders = run.by_read_size(body)
+    assert len(contenders) == len(run.READ_SIZES)
+    for name, contender in contenders.items():
+        assert contender([]) == expected, (title, name)
