@@ -333,7 +333,7 @@ class ResponseBuilder:
             acc.seqs.extend(seqs)
             self._seq += len(events)
             return list(map(Snapshot, repeat(self), seqs)), None
-        if len(events) > _SLICE:  # (a whole body's events: its runs of deltas at C level)
+        if len(events) > _SLICE and fast.enabled:  # (a whole body's: runs at C level)
             done: list[Snapshot] = []
             for start in range(0, len(events), _SLICE):
                 part, failure = self.advance_all(events[start : start + _SLICE])

@@ -217,7 +217,8 @@ class ChangedFields:
             if extra is None:
                 extra = tuple(key for key in keys if key not in self.known)
                 if len(self._layouts) < _LAYOUTS_KEPT and len(keys) <= _LAYOUTS_KEPT:
-                    _keep_layout(self._layouts, keys, extra)
+                    _keep_layout(self._layouts, keys, extra,
+                                 shared=self._layouts is _LAYOUTS.get(self.known))
             self._extra_keys = extra
         changed: dict[str, Any] | None = None
         values = self.values
@@ -234,12 +235,15 @@ class ChangedFields:
 
 def _keep_layout(
     layouts: dict[tuple[str, ...], tuple[str, ...]], keys: tuple[str, ...],
-    extra: tuple[str, ...],
+    extra: tuple[str, ...], *, shared: bool,
 ) -> None:
-    """Cache a layout if its key names are of a real layout's size and the cache has room."""
+    """Cache a layout if its key names are of a real layout's size and (``shared``: the
+    process-wide cache) the cache has room."""
     chars = sum(map(len, keys))
-    if chars <= _LAYOUT_CHARS and _layouts_chars[0] + chars <= _LAYOUTS_CHARS:
-        layouts[keys] = extra
+    if chars > _LAYOUT_CHARS or (shared and _layouts_chars[0] + chars > _LAYOUTS_CHARS):
+        return
+    layouts[keys] = extra
+    if shared:
         _layouts_chars[0] += chars
 
 
@@ -394,9 +398,9 @@ class Decoder(ABC):
     ) -> bool:
         """``handle`` a chunk of more than ``BATCH_SLICE`` frames a slice at a time (each
         with its own batch tries, as if it came in reads of that size): whether it did.
-        Frames after the end are counted, unread."""
+        Frames after the end are counted, unread. Not with the shortcuts off."""
         count = len(frames)
-        if count <= BATCH_SLICE:
+        if count <= BATCH_SLICE or not self._shortcuts:
             return False
         for start in range(0, count, BATCH_SLICE):
             if self.finished:
