@@ -726,7 +726,7 @@ def test_sse_property_names_false_same_data_as_named(
 _KINDS = (b"data: {\"n\": %d}\n\n", b"event: delta\ndata: %d\n\n", b": keep-alive %d\n\n",
           b"id: %d\ndata: x\n\n", b"data: crlf %d\r\n\r\n", b"data: a\ndata: %d\n\n",
           b"data: %d lone cr\r\r")
-BIG = b"".join(_KINDS[n % len(_KINDS)] % n for n in range(30_000))  # (a few hundred KiB)
+BIG = b"".join(_KINDS[n % len(_KINDS)] % n for n in range(16_000))  # (about 320 KiB)
 
 
 @settings(max_examples=10, deadline=None)
