@@ -3,20 +3,52 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from ..errors import LlmRxError
 from ..events import Event
+from ..wire.base import Decoder
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
-from ._engine import decoded, flushed, source_failed
-from ._source import EventSource, Reading
+from ._engine import decode_all_async
+from ._source import EventSource, Reading, settle
 
-__all__ = ["from_async_bytes"]
+__all__ = ["check_async_chunks", "from_async_bytes", "read_async"]
+
+
+def read_async(
+    reading: Reading,
+    pump: Callable[[], Awaitable[None]],
+    on_cancel: Callable[[], None] = lambda: None,
+) -> abc.DisposableBase:
+    """Run ``pump`` (which reads and emits) as a task on the running loop, ending ``reading``
+    with what it raised; disposing cancels the task (``on_cancel`` runs when the task never
+    got to start, so whatever it would have closed is closed anyway)."""
+    started = False
+
+    async def run() -> None:
+        nonlocal started
+        started = True
+        failure: Exception | None = None
+        try:
+            await pump()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - settled below: never lost in the task
+            failure = error
+        settle(reading, failure)
+
+    task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(run())
+
+    def cancel() -> None:
+        task.cancel()
+        if not started:
+            on_cancel()
+
+    return Disposable(cancel)
 
 
 class _AsyncSource(EventSource):
@@ -29,44 +61,27 @@ class _AsyncSource(EventSource):
         self._chunks = chunks
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
-        decoder = self._decoder()
-        emit, stopped, end = reading
+        decoder: Decoder = self._decoder()
 
         async def pump() -> None:
-            iterator = self._chunks.__aiter__()
-            try:
-                while not stopped():
-                    try:
-                        chunk = await iterator.__anext__()
-                    except StopAsyncIteration:
-                        break
-                    except asyncio.CancelledError:
-                        raise
-                    except Exception as error:  # the byte source failed: a cut stream
-                        raise source_failed(error) from error
-                    emit(decoded(decoder, bytes(chunk)))
-                else:
-                    return
-                emit(flushed(decoder))
-            except LlmRxError as error:
-                emit(getattr(error, "events", []))
-                end(error)
-                return
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # never lost in the task: on_error
-                if stopped():  # (delivered already: an on_error that raised)
-                    raise
-                end(error)
-                return
-            end(None)
+            iterator: AsyncIterator[bytes] = self._chunks.__aiter__()
+            await decode_all_async(decoder, iterator, reading.emit, reading.stopped)
 
-        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(pump())
+        return read_async(reading, pump)
 
-        def cancel() -> None:
-            task.cancel()
 
-        return Disposable(cancel)
+def check_async_chunks(chunks: object, caller: str) -> None:
+    """Refuse at the call what is no async iterable of bytes, saying what to pass instead."""
+    if hasattr(chunks, "__aiter__"):
+        return
+    if callable(chunks) and not hasattr(chunks, "__iter__"):
+        hint = "a function: pass what it returns (call it)"
+    elif isinstance(chunks, (bytes, bytearray, memoryview)) or hasattr(chunks, "__iter__"):
+        hint = "a sync iterable: use from_bytes()"
+    else:
+        hint = type(chunks).__name__
+    raise TypeError(f"{caller} takes an async iterable of bytes (such as "
+                    f"response.aiter_bytes()), not {hint}")
 
 
 def from_async_bytes(
@@ -78,6 +93,8 @@ def from_async_bytes(
     """Events from an async byte iterator, read by a task on the running event loop.
 
     Subscribe from inside a running loop. Disposing cancels the reading task; nothing is
-    emitted after that.
+    emitted after that. Anything but an async iterable (a function, a sync iterable) is a
+    ``TypeError`` here, at the call.
     """
+    check_async_chunks(chunks, "from_async_bytes()")
     return _AsyncSource(chunks, provider, max_frame)

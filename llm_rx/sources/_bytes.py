@@ -9,12 +9,11 @@ from typing import Any
 from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
 
-from ..errors import LlmRxError
 from ..events import Event
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
-from ._engine import decode_all
-from ._source import EventSource, Reading
+from ._engine import check_chunks, decode_all
+from ._source import EventSource, Reading, read_through
 
 __all__ = ["from_bytes", "from_file", "iter_file"]
 
@@ -22,10 +21,9 @@ BytesLike = bytes | bytearray | memoryview
 
 
 def _chunks_of(data: BytesLike | Iterable[bytes]) -> Iterable[bytes]:
+    check_chunks(data, "from_bytes()")
     if isinstance(data, (bytes, bytearray, memoryview)):
         return (bytes(data),)
-    if isinstance(data, str):
-        raise TypeError("pass bytes or an iterable of bytes, not str")
     return data
 
 
@@ -38,23 +36,14 @@ class _BytesSource(EventSource):
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         def run(_: abc.SchedulerBase, __: Any = None) -> None:
-            try:
-                chunks = self._chunks
-                source = chunks() if callable(chunks) else chunks
-                decode_all(self._decoder(), source, reading.emit, reading.stopped)
-            except LlmRxError as error:  # (a failing byte source arrives as one too)
-                reading.end(error)
-                return
-            except MemoryError:
-                raise
-            except Exception as error:  # never lost on a scheduler: on_error
-                if reading.stopped():  # (delivered already: an on_error that raised)
-                    raise
-                reading.end(error)
-                return
-            reading.end(None)
+            read_through(reading, lambda: self._decode(reading))
 
         return (scheduler or CurrentThreadScheduler.singleton()).schedule(run)
+
+    def _decode(self, reading: Reading) -> None:
+        chunks = self._chunks
+        source = chunks() if callable(chunks) else chunks
+        decode_all(self._decoder(), source, reading.emit, reading.stopped)
 
 
 def from_bytes(
@@ -69,7 +58,9 @@ def from_bytes(
     one-shot iterator (a generator, a response's ``iter_bytes()``) serves one subscription
     only, so ``share()`` or ``publish()`` it for several sinks.
     ``provider`` is sniffed from the first bytes when not given. Decoding errors arrive as
-    ``on_error`` after the events decoded before them; disposing stops the reading.
+    ``on_error`` after the events decoded before them; disposing stops the reading. What is
+    no bytes (``str``, parsed dicts, an async iterable) is a ``TypeError`` at the call, or as
+    ``on_error`` at the first such piece of a lazy iterable.
     """
     return _BytesSource(_chunks_of(data), provider, max_frame)
 

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable
 
-from ..errors import IncompleteStreamError, LlmRxError
+from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError
 from ..events import Event
 from ..wire.base import PASS_THROUGH, Decoder, shape_error
 from ..wire.providers import ProviderName
 from ..wire.registry import SniffingDecoder, make_decoder
 from ..wire.sse import DEFAULT_MAX_FRAME
 
-__all__ = ["decode_all", "decoded", "flushed", "new_decoder", "source_failed"]
+__all__ = [
+    "BYTES_TYPES",
+    "as_bytes",
+    "check_chunks",
+    "decode_all",
+    "decode_all_async",
+    "decoded",
+    "flushed",
+    "new_decoder",
+    "source_failed",
+    "wrong_chunk",
+]
+
+BYTES_TYPES = (bytes, bytearray, memoryview)
 
 
 def new_decoder(provider: ProviderName | None, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
@@ -22,10 +36,63 @@ def new_decoder(provider: ProviderName | None, max_frame: int = DEFAULT_MAX_FRAM
 
 
 def source_failed(error: BaseException) -> LlmRxError:
-    """A byte source (a socket, a file) failed mid-stream: that is a cut stream."""
-    failure = IncompleteStreamError(f"the byte source failed: {type(error).__name__}: {error}")
+    """A byte source (a socket, a file) failed mid-stream: that is a cut stream; one that
+    timed out waiting for bytes (``TimeoutError``, httpx's ``ReadTimeout``) is a
+    :class:`StreamTimeoutError`."""
+    words = f"{type(error).__name__}: {error}".rstrip(": ")
+    failure: IncompleteStreamError
+    if _timed_out(error):
+        failure = StreamTimeoutError(f"no bytes arrived in time ({words})")
+    else:
+        failure = IncompleteStreamError(f"the byte source failed: {words}")
     failure.__cause__ = error
     return failure
+
+
+def _timed_out(error: BaseException) -> bool:
+    """A timeout of any transport, told without importing it (httpx's, httpx2's, urllib3's
+    ``ReadTimeout``/``ReadTimeoutError`` are no ``TimeoutError``)."""
+    return isinstance(error, TimeoutError) or any(
+        cls.__name__ in ("ReadTimeout", "ReadTimeoutError") for cls in type(error).__mro__
+    )
+
+
+def as_bytes(chunk: object) -> bytes:
+    """A read as ``bytes``; anything but bytes is refused with what was expected."""
+    if isinstance(chunk, BYTES_TYPES):
+        return bytes(chunk)
+    raise TypeError(wrong_chunk(chunk))
+
+
+def wrong_chunk(chunk: object) -> str:
+    """What a byte source should give instead of ``chunk``."""
+    hint = {
+        "str": "encode the text, or pass the body as bytes",
+        "dict": "a parsed chunk is no body: pass the raw bytes, or an SDK's stream to from_sdk()",
+    }.get(type(chunk).__name__, "pass the body's bytes")
+    return f"a byte source must give bytes, not {type(chunk).__name__} ({hint})"
+
+
+def check_chunks(data: object, caller: str) -> None:
+    """Refuse at the call what can never be a body's pieces: ``str``, a single non-byte
+    value, a list whose first piece is no bytes (parsed dicts, text lines)."""
+    if isinstance(data, str):
+        raise TypeError(f"{caller} takes bytes or an iterable of bytes, not str")
+    if isinstance(data, (list, tuple)) and data and not isinstance(data[0], BYTES_TYPES):
+        raise TypeError(f"{caller}: {wrong_chunk(data[0])}")
+    if not (isinstance(data, BYTES_TYPES) or hasattr(data, "__iter__")):
+        raise TypeError(
+            f"{caller} takes bytes or an iterable of bytes, not {type(data).__name__}"
+            + _hint(data)
+        )
+
+
+def _hint(data: object) -> str:
+    if hasattr(data, "__aiter__"):
+        return " (an async iterable: use from_async_bytes())"
+    if hasattr(data, "iter_bytes") or hasattr(data, "aiter_bytes"):
+        return " (an HTTP response: use from_httpx())"
+    return ""
 
 
 def decoded(decoder: Decoder, chunk: bytes) -> list[Event]:
@@ -75,7 +142,41 @@ def decode_all(
                 break
             except Exception as error:  # the byte source failed: a cut stream
                 raise source_failed(error) from error
-            events = decoded(decoder, chunk if chunk.__class__ is bytes else bytes(chunk))
+            events = decoded(decoder, chunk if chunk.__class__ is bytes else as_bytes(chunk))
+            if events:
+                emit(events)
+        else:
+            return
+        emit(flushed(decoder))
+    except LlmRxError as error:
+        emit(getattr(error, "events", []))
+        raise
+
+
+async def decode_all_async(
+    decoder: Decoder,
+    chunks: AsyncIterator[bytes],
+    emit: Callable[[list[Event]], None],
+    stopped: Callable[[], bool],
+    idle_timeout: float | None = None,
+) -> None:
+    """:func:`decode_all` for an async byte iterator, each read bounded by ``idle_timeout``
+    seconds when given (then a read that takes longer is a :class:`StreamTimeoutError`)."""
+    try:
+        while not stopped():
+            try:
+                if idle_timeout is None:
+                    chunk = await chunks.__anext__()
+                else:
+                    async with asyncio.timeout(idle_timeout):
+                        chunk = await chunks.__anext__()
+            except StopAsyncIteration:
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the byte source failed: a cut stream
+                raise source_failed(error) from error
+            events = decoded(decoder, chunk if chunk.__class__ is bytes else as_bytes(chunk))
             if events:
                 emit(events)
         else:

@@ -9,13 +9,14 @@ from typing import Any, NamedTuple, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 
+from ..errors import LlmRxError
 from ..events import Event
 from ..wire.base import Decoder
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import new_decoder
 
-__all__ = ["EventSource", "Reading", "Steps"]
+__all__ = ["EventSource", "Reading", "Steps", "read_through", "settle"]
 
 _T = TypeVar("_T")
 
@@ -31,6 +32,30 @@ class Reading(NamedTuple):
     emit: Callable[[list[Event]], None]
     stopped: Callable[[], bool]
     end: Callable[[Exception | None], None]  # (the decoding error, or ``None``)
+
+
+def read_through(reading: Reading, work: Callable[[], None]) -> None:
+    """Run ``work`` (which reads and emits), then end ``reading`` with what it raised."""
+    try:
+        work()
+    except MemoryError:
+        raise
+    except Exception as error:  # noqa: BLE001 - settled below: never lost on a scheduler
+        settle(reading, error)
+        return
+    settle(reading, None)
+
+
+def settle(reading: Reading, failure: Exception | None) -> None:
+    """End ``reading`` with how its work ended: ``None``, a typed error (a failing byte source
+    arrives as one too), or any other exception, which is never lost in a task or on a
+    scheduler — unless it was raised by an ``on_error`` already called (then it is raised)."""
+    if failure is None or isinstance(failure, LlmRxError):
+        reading.end(failure)
+        return
+    if reading.stopped():  # (delivered already: an on_error that raised)
+        raise failure
+    reading.end(failure)
 
 
 class EventSource(Observable[Event]):

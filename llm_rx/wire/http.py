@@ -1,0 +1,131 @@
+"""What an HTTP response says about its provider: the provider a streamed reply comes from
+(its content type, then its request path), and the provider's HTTP error body as a
+:class:`~llm_rx.errors.ProviderError`.
+
+Pure: it reads the values an HTTP client already has (status, headers, path, body bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ..errors import ProviderError
+
+__all__ = ["ERROR_BODY_LIMIT", "http_error", "is_nonstream_path", "provider_from_http"]
+
+#: How much of an error body is read: enough for any provider's JSON error, never unbounded.
+ERROR_BODY_LIMIT = 64 * 1024
+
+_CONTENT_TYPES = {
+    "application/x-ndjson": "ollama",
+    "application/vnd.amazon.eventstream": "bedrock-converse",
+}
+# The endpoint's last path segment (or its Gemini method), tried in order.
+_PATHS = (
+    ("/chat/completions", "openai-chat"),
+    ("/responses", "openai-responses"),
+    ("/messages", "anthropic"),
+    (":streamGenerateContent", "gemini"),
+    (":generateContent", "gemini"),
+    ("/api/chat", "ollama"),
+    ("/api/generate", "ollama"),
+    ("/converse-stream", "bedrock-converse"),
+    ("/converse", "bedrock-converse"),
+)
+# Endpoints whose reply is one JSON body (the stream endpoints answer ``stream: false`` in the
+# same shape, told by their content type instead).
+_NONSTREAM_PATHS = (":generateContent", "/converse")
+# Statuses after which the same request may succeed (rate limit, timeout, conflict, 5xx).
+_RETRYABLE_STATUSES = frozenset({408, 409, 429})
+# Error types that say "try again later" whatever the status.
+_RETRYABLE_TYPES = frozenset({
+    "overloaded_error", "rate_limit_error", "api_error",  # Anthropic
+    "RESOURCE_EXHAUSTED", "UNAVAILABLE",  # Gemini
+    "ThrottlingException", "ServiceUnavailableException", "ModelNotReadyException",  # Bedrock
+})
+# Where each provider puts the request id (lower-case header names), first found wins.
+_REQUEST_ID_HEADERS = (
+    "x-request-id", "request-id", "x-amzn-requestid", "x-amz-request-id", "x-goog-request-id",
+)
+
+
+def provider_from_http(content_type: str | None, path: str | None) -> str | None:
+    """The provider a response comes from, told by its ``Content-Type`` and then by its
+    request's URL path, or ``None`` when neither says (then the bytes tell)."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    provider = _CONTENT_TYPES.get(media)
+    if provider is not None:
+        return provider
+    for ending, name in _PATHS:
+        if (path or "").rstrip("/").endswith(ending):
+            return name
+    return None
+
+
+def is_nonstream_path(path: str | None) -> bool:
+    """Whether the request path is an endpoint that never streams (Gemini ``:generateContent``,
+    Bedrock ``/converse``)."""
+    return (path or "").rstrip("/").endswith(_NONSTREAM_PATHS)
+
+
+def http_error(
+    status: int, body: bytes, headers: Mapping[str, str], provider: str | None = None
+) -> ProviderError:
+    """The :class:`ProviderError` for an HTTP error reply: the provider's ``type``, ``code``
+    and ``message`` read from its error body (OpenAI and Anthropic ``{"error": {...}}``,
+    Gemini ``{"error": {"code", "status", "message"}}`` or a list of it, Ollama ``{"error":
+    "..."}``, Bedrock ``{"message"}`` with the ``x-amzn-ErrorType`` header), the request id
+    header, and whether the same request may succeed later."""
+    header = {key.lower(): value for key, value in headers.items()}
+    fields = _error_fields(body)
+    error_type = fields.get("type") or _amazon_type(header.get("x-amzn-errortype"))
+    message = fields.get("message") or body[:200].decode("utf-8", "replace").strip()
+    request_id = next((header[name] for name in _REQUEST_ID_HEADERS if header.get(name)), None)
+    words = " ".join(part for part in (error_type, message) if part)
+    return ProviderError(
+        f"{provider or 'the provider'} answered HTTP {status}" + (f": {words}" if words else ""),
+        body,
+        status=status,
+        error_type=error_type,
+        code=fields.get("code"),
+        request_id=request_id or fields.get("request_id"),
+        retryable=_retryable(status, error_type, header.get("x-should-retry")),
+    )
+
+
+def _error_fields(body: bytes) -> dict[str, str]:
+    """``type``, ``code``, ``message`` and ``request_id`` from an error body, where present."""
+    try:
+        value: Any = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return {}
+    if isinstance(value, list) and value:  # (Gemini's JSON-array stream endpoint)
+        value = value[0]
+    if not isinstance(value, dict):
+        return {}
+    error = value.get("error", value)
+    if isinstance(error, str):  # Ollama
+        return {"message": error}
+    if not isinstance(error, dict):
+        return {}
+    fields = {
+        "type": error.get("type") or error.get("status") or value.get("__type"),
+        "code": error.get("code"),
+        "message": error.get("message") or error.get("detail") or value.get("Message"),
+        "request_id": value.get("request_id"),
+    }
+    return {key: str(item) for key, item in fields.items() if item is not None and item != ""}
+
+
+def _amazon_type(header: str | None) -> str | None:
+    """``ThrottlingException`` from ``ThrottlingException:http://internal.amazon.com/...``."""
+    return header.split(":", 1)[0] or None if header else None
+
+
+def _retryable(status: int, error_type: str | None, should_retry: str | None) -> bool:
+    if should_retry in ("true", "false"):  # the provider's own advice wins
+        return should_retry == "true"
+    return status in _RETRYABLE_STATUSES or status >= 500 or error_type in _RETRYABLE_TYPES
