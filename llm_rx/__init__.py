@@ -56,7 +56,7 @@ from .response import (
     ToolCallBlock,
     Usage,
 )
-from .sources import from_async_bytes, from_bytes, from_file
+from .sources import from_async_bytes, from_bytes, from_file, from_httpx
 from .wire.providers import ProviderId, ProviderName
 from .wire.registry import PROVIDERS, make_decoder, sniff
 
@@ -109,6 +109,7 @@ __all__ = [
     "from_async_bytes",
     "from_bytes",
     "from_file",
+    "from_httpx",
     "from_native",
     "make_decoder",
     "reassemble",

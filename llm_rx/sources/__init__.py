@@ -2,6 +2,7 @@
 
 from ._async import from_async_bytes
 from ._bytes import from_bytes, from_file, iter_file
+from ._httpx import from_httpx
 from ._source import EventSource
 
-__all__ = ["EventSource", "from_async_bytes", "from_bytes", "from_file", "iter_file"]
+__all__ = ["EventSource", "from_async_bytes", "from_bytes", "from_file", "from_httpx", "iter_file"]

@@ -1,0 +1,264 @@
+"""``from_httpx``: events from a streamed ``httpx`` / ``httpx2`` response, sync or async.
+
+Neither package is imported: a response is told by its attributes (``status_code``,
+``headers``, ``iter_bytes`` / ``aiter_bytes``), and whether it is async by its byte stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable, Disposable
+from reactivex.scheduler import CurrentThreadScheduler
+
+from ..events import Event
+from ..wire.http import ERROR_BODY_LIMIT, http_error, provider_from_http
+from ..wire.sse import DEFAULT_MAX_FRAME
+from ._async import read_async
+from ._engine import decode_all, decode_all_async, new_decoder, source_failed
+from ._nonstream import nonstream_events, wants_body
+from ._source import EventSource, Reading, read_through
+
+__all__ = ["from_httpx", "is_response"]
+
+
+def is_response(value: object) -> bool:
+    """Whether ``value`` looks like an httpx / httpx2 response."""
+    return hasattr(value, "status_code") and hasattr(value, "headers") and (
+        hasattr(value, "iter_bytes") or hasattr(value, "aiter_bytes")
+    )
+
+
+def _is_async(response: Any) -> bool:
+    """An async client's response: its byte stream can only be read with ``async for``."""
+    stream = getattr(response, "stream", None)
+    if stream is None:
+        return not hasattr(response, "iter_bytes")
+    return hasattr(stream, "__aiter__") and not hasattr(stream, "__iter__")
+
+
+def _path(response: Any) -> str | None:
+    try:  # (a response built by hand has no request: then only its content type tells)
+        return str(response.request.url.path)
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def _set_read_timeout(response: Any, seconds: float | None) -> None:
+    """Make the transport's read timeout ``seconds`` for the rest of the body: httpx and
+    httpx2 read ``extensions["timeout"]["read"]`` of the request when the body starts."""
+    if seconds is None:
+        return
+    try:
+        timeouts = response.request.extensions.get("timeout")
+    except (AttributeError, RuntimeError):
+        return
+    if isinstance(timeouts, dict):
+        timeouts["read"] = seconds
+
+
+class _HttpxSource(EventSource):
+    """Events from a streamed response (or a callable opening one per subscription); the
+    response is closed when the reading ends, fails or is disposed."""
+
+    def __init__(
+        self, target: Any, provider: str | None, idle_timeout: float | None, max_frame: int
+    ) -> None:
+        super().__init__(provider, max_frame)
+        self._target = target
+        self._idle_timeout = idle_timeout
+
+    def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
+        target = self._target
+        if not is_response(target):  # a factory: async when a loop runs and it gives an awaitable
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                return self._read_sync(reading, scheduler, target)
+            opened = target()
+            if inspect.isawaitable(opened):
+                return self._read_async(reading, opened)
+            target = opened
+        if _is_async(target):
+            return self._read_async(reading, target)
+        return self._read_sync(reading, scheduler, lambda: target)
+
+    def _read_sync(
+        self, reading: Reading, scheduler: abc.SchedulerBase | None, opener: Callable[[], Any]
+    ) -> abc.DisposableBase:
+        opened: list[Any] = []
+
+        def run(_: abc.SchedulerBase, __: Any = None) -> None:
+            read_through(reading, lambda: self._consume(reading, opener, opened))
+
+        def close() -> None:  # (from another thread, this is what unblocks a pending read)
+            for response in opened:
+                response.close()
+
+        schedule = (scheduler or CurrentThreadScheduler.singleton()).schedule(run)
+        return CompositeDisposable(schedule, Disposable(close))
+
+    def _consume(self, reading: Reading, opener: Callable[[], Any], opened: list[Any]) -> None:
+        response = opener()
+        if inspect.isawaitable(response):
+            close_awaitable(response)
+            raise TypeError("an async response factory needs a running event loop")
+        _check(response)
+        opened.append(response)
+        chunks: Iterator[bytes] | None = None
+        try:
+            if reading.stopped():
+                return
+            provider = self._provider or _provider(response)
+            chunks = iter(response.iter_bytes())
+            if response.status_code >= 400:
+                raise http_error(
+                    response.status_code, _head(chunks), response.headers, provider
+                )
+            if wants_body(response.headers.get("content-type"), _path(response)):
+                reading.emit(nonstream_events(_whole(chunks), provider))
+                return
+            _set_read_timeout(response, self._idle_timeout)
+            decode_all(
+                new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped
+            )
+        finally:
+            if chunks is not None and hasattr(chunks, "close"):
+                chunks.close()
+            response.close()
+
+    def _read_async(self, reading: Reading, target: Any) -> abc.DisposableBase:
+        opened: list[Any] = []
+
+        async def pump() -> None:
+            response = await target if inspect.isawaitable(target) else target
+            _check(response)
+            opened.append(response)
+            chunks: AsyncIterator[bytes] | None = None
+            try:
+                provider = self._provider or _provider(response)
+                chunks = response.aiter_bytes().__aiter__()
+                if response.status_code >= 400:
+                    body = await _ahead(chunks, self._idle_timeout, ERROR_BODY_LIMIT)
+                    raise http_error(response.status_code, body, response.headers, provider)
+                if wants_body(response.headers.get("content-type"), _path(response)):
+                    body = await _ahead(chunks, self._idle_timeout, limit=None)
+                    reading.emit(nonstream_events(body, provider))
+                    return
+                await decode_all_async(
+                    new_decoder(provider, self._max_frame), chunks, reading.emit,
+                    reading.stopped, self._idle_timeout,
+                )
+            finally:
+                if chunks is not None and hasattr(chunks, "aclose"):
+                    await chunks.aclose()
+                await response.aclose()
+
+        def never_started() -> None:  # (cancelled before its first step: close it anyway)
+            if inspect.isawaitable(target):
+                close_awaitable(target)
+            elif is_response(target):
+                asyncio.get_running_loop().create_task(target.aclose())
+
+        return read_async(reading, pump, never_started)
+
+
+def close_awaitable(value: Any) -> None:
+    """Close a coroutine that will never be awaited (no 'never awaited' warning)."""
+    close = getattr(value, "close", None)
+    if close is not None:
+        close()
+
+
+def _check(response: object) -> None:
+    if not is_response(response):
+        raise TypeError(
+            "from_httpx() takes an httpx or httpx2 Response opened for streaming "
+            "(client.send(request, stream=True), or client.stream(...) entered), or a "
+            f"callable returning one; got {type(response).__name__}"
+        )
+
+
+def _provider(response: Any) -> str | None:
+    return provider_from_http(response.headers.get("content-type"), _path(response))
+
+
+def _head(chunks: Iterator[bytes]) -> bytes:
+    """The start of an error body (enough for any provider's JSON error; a cut one says
+    enough too)."""
+    pieces: list[bytes] = []
+    size = 0
+    try:
+        for piece in chunks:
+            pieces.append(piece)
+            size += len(piece)
+            if size >= ERROR_BODY_LIMIT:
+                break
+    except Exception:  # noqa: BLE001 - the error body was cut: what arrived says enough
+        pass
+    return b"".join(pieces)[:ERROR_BODY_LIMIT]
+
+
+def _whole(chunks: Iterator[bytes]) -> bytes:
+    """A whole non-stream body; a body cut short is a cut stream."""
+    try:
+        return b"".join(chunks)
+    except Exception as error:  # the byte source failed
+        raise source_failed(error) from error
+
+
+async def _ahead(
+    chunks: AsyncIterator[bytes], idle_timeout: float | None, limit: int | None
+) -> bytes:
+    """The body, or with ``limit`` the start of an error body (what arrived of a cut one),
+    each read bounded by ``idle_timeout``; a non-stream body cut short is a cut stream."""
+    pieces: list[bytes] = []
+    size = 0
+    try:
+        while limit is None or size < limit:
+            async with asyncio.timeout(idle_timeout):
+                try:
+                    piece = await chunks.__anext__()
+                except StopAsyncIteration:
+                    break
+            pieces.append(piece)
+            size += len(piece)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # the byte source failed
+        if limit is None:
+            raise source_failed(error) from error
+    body = b"".join(pieces)
+    return body if limit is None else body[:limit]
+
+
+def from_httpx(
+    response: Any,
+    provider: str | None = None,
+    *,
+    idle_timeout: float | None = None,
+    max_frame: int = DEFAULT_MAX_FRAME,
+) -> Observable[Event]:
+    """Events from a streamed ``httpx`` or ``httpx2`` response, sync or async.
+
+    ``response`` is a response opened for streaming (``client.send(request, stream=True)``,
+    ``client.stream(...)`` entered), or a callable opening a new one per subscription (so
+    ``reactivex.defer`` + ``retry`` is not even needed: ``retry()`` re-subscribes). An async
+    response is read by a task on the running loop; a sync one on the subscription's
+    scheduler.
+
+    The provider is told by the response's ``Content-Type``, then its request path, then
+    the bytes. A status of 400 or more is a :class:`~llm_rx.errors.ProviderError` with the
+    provider's own words from the error body; a non-stream JSON body gives the events of the
+    same ``Response``. With ``idle_timeout``, a wait of more than that many seconds for the
+    next bytes is a :class:`~llm_rx.errors.StreamTimeoutError`, after everything that arrived
+    (for a sync response through the transport's read timeout, as httpx applies it). The end,
+    an error or disposing closes the response; nothing is emitted after that.
+    """
+    if not (is_response(response) or callable(response)):
+        _check(response)
+    return _HttpxSource(response, provider, idle_timeout, max_frame)
