@@ -78,7 +78,7 @@ def server(
         def _gone(self) -> bool:
             """The client closed: EOF, or a reset (it closed with our bytes still unread)."""
             try:
-                return self.connection.recv(1, socket.MSG_PEEK) == b""
+                return bool(self.connection.recv(1, socket.MSG_PEEK) == b"")
             except ConnectionResetError:
                 return True
 
