@@ -56,7 +56,7 @@ from .response import (
     ToolCallBlock,
     Usage,
 )
-from .sources import from_async_bytes, from_bytes, from_file, from_httpx
+from .sources import from_async_bytes, from_bytes, from_file, from_httpx, from_sdk
 from .wire.providers import ProviderId, ProviderName
 from .wire.registry import PROVIDERS, make_decoder, sniff
 
@@ -111,6 +111,7 @@ __all__ = [
     "from_file",
     "from_httpx",
     "from_native",
+    "from_sdk",
     "make_decoder",
     "reassemble",
     "sniff",

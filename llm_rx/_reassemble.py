@@ -9,7 +9,7 @@ from .builder import ResponseBuilder, fold_error
 from .errors import LlmRxError
 from .events import Event
 from .response import Response
-from .sources._engine import decode_all, new_decoder
+from .sources._engine import check_chunks, decode_all, new_decoder
 from .wire.providers import ProviderName
 from .wire.sse import DEFAULT_MAX_FRAME
 
@@ -39,6 +39,7 @@ def reassemble(
             return _reassemble(iter(lambda: handle.read(64 * 1024), b""), provider, max_frame)
     if isinstance(data, (bytes, bytearray, memoryview)):
         return _reassemble((bytes(data),), provider, max_frame)
+    check_chunks(data, "reassemble()")
     return _reassemble(data, provider, max_frame)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import AsyncIterator, Callable, Iterable
 
 from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError
@@ -132,9 +133,9 @@ def decode_all(
     a decoding error is raised after the events decoded before it were emitted, and a failure
     of the byte source itself (a socket, a file) as an ``IncompleteStreamError`` whose cause
     it is. What ``emit`` raises is the consumer's and passes through untouched. Returns early
-    once ``stopped()``."""
+    once ``stopped()``; a generator is closed when it ends, fails or stops."""
+    iterator = iter(chunks)
     try:
-        iterator = iter(chunks)
         while not stopped():
             try:
                 chunk = next(iterator)
@@ -151,6 +152,9 @@ def decode_all(
     except LlmRxError as error:
         emit(getattr(error, "events", []))
         raise
+    finally:
+        if inspect.isgenerator(iterator):  # (stopped early: the source closes now, not at GC)
+            iterator.close()
 
 
 async def decode_all_async(
@@ -185,3 +189,6 @@ async def decode_all_async(
     except LlmRxError as error:
         emit(getattr(error, "events", []))
         raise
+    finally:
+        if inspect.isasyncgen(chunks):
+            await chunks.aclose()

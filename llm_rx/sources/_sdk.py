@@ -1,0 +1,124 @@
+"""``from_sdk``: the stream objects the official SDKs return, as sources.
+
+Where the SDK keeps the raw bytes (openai, anthropic: the HTTP response; boto3: the event
+stream body) they are read exactly; where it gives only parsed chunks (google-genai, ollama)
+each chunk is written back in its wire form and read by the same decoder. No SDK is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from reactivex import Observable
+
+from ..events import Event
+from ..wire.sdk import already_read, boto_event_stream, chunk_framer, wrapped_http_response
+from ..wire.sse import DEFAULT_MAX_FRAME
+from ._async import _AsyncSource
+from ._bytes import _BytesSource
+from ._httpx import from_httpx
+
+__all__ = ["from_sdk"]
+
+#: How much of botocore's raw event-stream body is read at once.
+_BOTO_READ = 64 * 1024
+
+
+def from_sdk(
+    sdk_stream: Any, provider: str | None = None, *, max_frame: int = DEFAULT_MAX_FRAME
+) -> Observable[Event]:
+    """Events from what an official SDK's streaming call returned.
+
+    Takes openai ``Stream`` / ``AsyncStream`` (``chat.completions.create(stream=True)``,
+    ``responses.create(stream=True)``) and the ``with_streaming_response`` context's value;
+    anthropic ``Stream`` and ``MessageStream`` (``messages.stream()``, entered); a
+    google-genai ``generate_content_stream`` iterator (sync or async); an ollama
+    ``chat(stream=True)`` / ``generate(stream=True)`` iterator; boto3's ``converse_stream``
+    reply. The raw bytes are read where the SDK keeps them (exact), else each parsed chunk
+    is put back in its wire form. A stream already partly read is refused (``ValueError``),
+    as its first frames are gone; reading it here closes it at the end or on dispose.
+    """
+    if isinstance(sdk_stream, (bytes, bytearray, memoryview, str)):
+        raise TypeError("from_sdk() takes an SDK's stream object; for a body use from_bytes()")
+    if hasattr(sdk_stream, "__enter__") and type(sdk_stream).__name__.endswith("Manager"):
+        raise TypeError(
+            "from_sdk() takes the stream a stream manager gives: "
+            "`with client.messages.stream(...) as stream: from_sdk(stream)`"
+        )
+    response = wrapped_http_response(sdk_stream)
+    if response is not None:
+        _refuse_read(response)
+        return from_httpx(response, provider, max_frame=max_frame)
+    boto = boto_event_stream(sdk_stream)
+    if boto is not None:
+        stream, told = boto
+        _refuse_read(stream)
+        return _BytesSource(
+            lambda: _closing(stream._raw_stream.stream(_BOTO_READ), stream.close),
+            provider or told, max_frame,
+        )
+    _refuse_read(sdk_stream)
+    if hasattr(sdk_stream, "__aiter__"):
+        return _AsyncSource(_aframes(sdk_stream), provider, max_frame)
+    if hasattr(sdk_stream, "__iter__") and not isinstance(sdk_stream, dict):
+        return _BytesSource(lambda: _frames(sdk_stream), provider, max_frame)
+    raise TypeError(
+        "from_sdk() takes a stream from the openai, anthropic, google-genai, ollama or boto3 "
+        f"SDK; got {type(sdk_stream).__name__}"
+    )
+
+
+def _refuse_read(stream: object) -> None:
+    if already_read(stream):
+        raise ValueError(
+            "this SDK stream was read from already (its first frames are gone): pass it to "
+            "from_sdk() before iterating it"
+        )
+
+
+def _closing(chunks: Iterator[bytes], close: Callable[[], None]) -> Iterator[bytes]:
+    try:
+        yield from chunks
+    finally:
+        close()
+
+
+class _Framer:
+    """Writes parsed chunks back as wire bytes, in the form the first chunk's SDK tells."""
+
+    def __init__(self) -> None:
+        self._frame: Callable[[Any], bytes] | None = None
+
+    def __call__(self, chunk: object) -> bytes:
+        if self._frame is None:
+            found = chunk_framer(chunk)
+            if found is None:
+                raise TypeError(
+                    "from_sdk() reads chunks of the google-genai or ollama SDK (others expose "
+                    f"their bytes); got a {type(chunk).__name__} chunk"
+                )
+            self._frame = found[1]
+        return self._frame(chunk)
+
+
+def _frames(chunks: Any) -> Iterator[bytes]:
+    frame = _Framer()
+    try:
+        for chunk in chunks:
+            yield frame(chunk)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+
+
+async def _aframes(chunks: Any) -> AsyncIterator[bytes]:
+    frame = _Framer()
+    try:
+        async for chunk in chunks:
+            yield frame(chunk)
+    finally:
+        close = getattr(chunks, "aclose", None)
+        if close is not None:
+            await close()
