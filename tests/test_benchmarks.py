@@ -33,3 +33,20 @@ def test_every_read_size_contender_gives_the_reassembled_response(number: int) -
     assert len(contenders) == len(run.READ_SIZES)
     for name, contender in contenders.items():
         assert contender([]) == expected, (title, name)
+
+
+def test_http_benchmark_contenders_read_the_served_stream() -> None:
+    import httpx
+
+    from benchmarks import http
+
+    process, base = http._start_server(50)
+    try:
+        with httpx.Client(timeout=30) as client:
+            for path in ("/v1/chat/completions", "/v1/messages"):
+                ours = http.from_httpx(client, base + path)()
+                assert ours == http.in_memory(client, base + path)(), path
+                assert ours.complete, path
+    finally:
+        process.terminate()
+        process.wait(10)

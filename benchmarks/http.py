@@ -1,0 +1,267 @@
+"""End-to-end throughput over loopback: ``from_httpx`` → ``to_response()`` against the I/O
+floor (httpx reading the same bytes and doing nothing) and the SDKs' own streaming helpers.
+
+    python -m benchmarks.http            # the table (a minute or so)
+    python -m benchmarks.http --quick    # smaller streams, fewer rounds
+
+The server runs in its own process (it would otherwise share the client's interpreter lock)
+and answers every request from memory, in 64 KiB chunked writes, on keep-alive connections.
+Every contender runs on the same bytes in interleaved rounds; ratios are the median over
+rounds of the two times taken in the same round (the machine is shared: compare ratios).
+Memory per idle open stream: many streams opened on one event loop, each held by the server
+after its first frame, measured with ``tracemalloc`` with and without an llm-rx subscription.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+import llm_rx
+from llm_rx import operators as lxo
+
+from . import streams
+
+_READ = 64 * 1024
+_ASK = [{"role": "user", "content": "hi"}]
+OURS = "from_httpx -> to_response()"
+
+
+# -- the server (a subprocess) ---------------------------------------------------------------
+
+
+async def _serve(n: int) -> None:
+    bodies = {b"/v1/chat/completions": streams.openai_chat(n),
+              b"/v1/messages": streams.anthropic(n)}
+    first_frame = bodies[b"/v1/chat/completions"].split(b"\n\n", 1)[0] + b"\n\n"
+
+    async def reply(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                path = head.split(b" ", 2)[1]
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        await reader.readexactly(int(line.split(b":", 1)[1]))
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                             b"transfer-encoding: chunked\r\n\r\n")
+                if path.startswith(b"/hold"):  # the first frame, then nothing until a hang-up
+                    writer.write(b"%x\r\n%s\r\n" % (len(first_frame), first_frame))
+                    await reader.read()
+                    return
+                body = bodies[path]
+                for start in range(0, len(body), _READ):
+                    piece = body[start : start + _READ]
+                    writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    await writer.drain()
+                writer.write(b"0\r\n\r\n")
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(reply, "127.0.0.1", 0, backlog=1024)
+    print(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+def _start_server(n: int) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen([sys.executable, "-m", "benchmarks.http", "--serve", str(n)],
+                               stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+# -- the contenders: one stream each, end to end ---------------------------------------------
+
+Contender = Callable[[], object]
+
+
+def floor(client: httpx.Client, url: str) -> Contender:
+    def run() -> object:
+        with client.stream("POST", url) as reply:
+            for _ in reply.iter_bytes():
+                pass
+        return None
+
+    return run
+
+
+def from_httpx(client: httpx.Client, url: str) -> Contender:
+    def run() -> object:
+        reply = client.send(client.build_request("POST", url), stream=True)
+        return llm_rx.from_httpx(reply).pipe(lxo.to_response()).run()
+
+    return run
+
+
+def in_memory(client: httpx.Client, url: str) -> Contender:
+    """The decoding alone: the body's reads already in memory (floor + this ~ from_httpx
+    says the difference from the floor is decoding, not I/O)."""
+    with client.stream("POST", url) as reply:
+        chunks = list(reply.iter_bytes())
+
+    def run() -> object:
+        return llm_rx.reassemble(chunks)
+
+    return run
+
+
+def openai_helper(base: str) -> Contender:
+    import openai
+
+    client = openai.OpenAI(api_key="bench", base_url=base + "/v1", max_retries=0)
+
+    def run() -> object:
+        with client.chat.completions.stream(model="m", messages=_ASK) as stream:  # type: ignore[arg-type]
+            return stream.get_final_completion()
+
+    return run
+
+
+def from_sdk_openai(base: str) -> Contender:
+    import openai
+
+    client = openai.OpenAI(api_key="bench", base_url=base + "/v1", max_retries=0)
+
+    def run() -> object:
+        stream = client.chat.completions.create(model="m", messages=_ASK, stream=True)  # type: ignore[arg-type]
+        return llm_rx.from_sdk(stream).pipe(lxo.to_response()).run()
+
+    return run
+
+
+def anthropic_helper(base: str) -> Contender:
+    import anthropic
+
+    client = anthropic.Anthropic(api_key="bench", base_url=base, max_retries=0)
+
+    def run() -> object:
+        with client.messages.stream(model="m", max_tokens=9, messages=_ASK) as stream:  # type: ignore[arg-type]
+            return stream.get_final_message()
+
+    return run
+
+
+def measure(contenders: dict[str, Contender], rounds: int, slow_rounds: int
+            ) -> dict[str, list[float]]:
+    """Each contender's time in every round, the contenders interleaved (SDK helpers run
+    only the first ``slow_rounds`` rounds)."""
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for round_ in range(rounds):
+        for name, run in contenders.items():
+            if "(sdk" in name and round_ >= slow_rounds:
+                continue
+            gc.collect()
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def ratio(times: dict[str, list[float]], name: str, base: str) -> float:
+    return statistics.median(a / b for a, b in zip(times[name], times[base], strict=False))
+
+
+# -- memory per idle open stream -------------------------------------------------------------
+
+
+async def _idle_memory(base: str, count: int, subscribe: bool) -> float:
+    """Bytes allocated per open stream held after its first frame (the client's share)."""
+    limits = httpx.Limits(max_connections=count + 8, max_keepalive_connections=0)
+    async with httpx.AsyncClient(limits=limits, timeout=60) as client:
+        await _open_idle(client, base, 4, subscribe)  # (imports and first-use caches: not counted)
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        held = await _open_idle(client, base, count, subscribe)
+        gc.collect()
+        used = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        for reply, subscription in held:
+            if subscription is not None:
+                subscription.dispose()
+            await reply.aclose()
+    return used / count
+
+
+async def _open_idle(client: httpx.AsyncClient, base: str, count: int, subscribe: bool
+                     ) -> list[tuple[Any, Any]]:
+    async def one(number: int) -> tuple[Any, Any]:
+        reply = await client.send(client.build_request("POST", f"{base}/hold/{number}"),
+                                  stream=True)
+        if not subscribe:
+            return reply, None
+        started = asyncio.Event()
+        subscription = llm_rx.from_httpx(reply, "openai-chat").subscribe(
+            lambda _: started.set(), lambda _: started.set())
+        await started.wait()
+        return reply, subscription
+
+    return list(await asyncio.gather(*(one(number) for number in range(count))))
+
+
+# -- the table -------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller streams, fewer rounds")
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # (the server process)
+    args = parser.parse_args(argv)
+    if args.serve is not None:
+        asyncio.run(_serve(args.serve))
+        return 0
+    n = 2_000 if args.quick else 10_000
+    rounds, slow_rounds = (5, 2) if args.quick else (11, 3)
+    process, base = _start_server(n)
+    try:
+        with httpx.Client(timeout=60) as client:
+            cases = {
+                "openai chat": (base + "/v1/chat/completions", {
+                    "openai .stream() (sdk)": openai_helper(base),
+                    "from_sdk(create(stream=True)) (sdk+llm-rx)": from_sdk_openai(base)}),
+                "anthropic": (base + "/v1/messages", {
+                    "anthropic .stream() (sdk)": anthropic_helper(base)}),
+            }
+            print(f"{'stream':12} {'contender':44} {'median':>9} {'streams/s':>10} {'ratio':>22}")
+            for title, (url, sdks) in cases.items():
+                contenders = {"floor (httpx, read only)": floor(client, url),
+                              OURS: from_httpx(client, url),
+                              "reassemble(same bytes, in memory)": in_memory(client, url),
+                              **sdks}
+                times = measure(contenders, rounds, slow_rounds)
+                for name, values in times.items():
+                    seconds = statistics.median(values)
+                    versus = ("" if name.startswith("floor") else
+                              f"{ratio(times, name, 'floor (httpx, read only)'):6.2f}x floor")
+                    if "(sdk" in name:
+                        versus += f", {ratio(times, name, OURS):5.1f}x ours"
+                    print(f"{title:12} {name:44} {seconds * 1e3:7.1f}ms {1 / seconds:10.1f} "
+                          f"{versus:>22}")
+        count = 100 if args.quick else 500
+        bare = asyncio.run(_idle_memory(base, count, subscribe=False))
+        ours = asyncio.run(_idle_memory(base, count, subscribe=True))
+        print(f"\nmemory per idle open stream ({count} open, tracemalloc): httpx response "
+              f"{bare / 1024:.1f} KiB; with from_httpx subscribed {ours / 1024:.1f} KiB "
+              f"(llm-rx's share {(ours - bare) / 1024:.1f} KiB)")
+        print(f"(bodies: {n} chunks; ratios are medians of per-round ratios)")
+    finally:
+        process.terminate()
+        process.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
