@@ -83,6 +83,13 @@ def _start_server(n: int) -> tuple[subprocess.Popen[str], str]:
     return process, process.stdout.readline().strip()
 
 
+def _stop_server(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    process.wait(10)
+    if process.stdout is not None:
+        process.stdout.close()
+
+
 # -- the contenders: one stream each, end to end ---------------------------------------------
 
 Contender = Callable[[], object]
@@ -258,8 +265,7 @@ def main(argv: list[str] | None = None) -> int:
               f"(llm-rx's share {(ours - bare) / 1024:.1f} KiB)")
         print(f"(bodies: {n} chunks; ratios are medians of per-round ratios)")
     finally:
-        process.terminate()
-        process.wait(10)
+        _stop_server(process)
     return 0
 
 

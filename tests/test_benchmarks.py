@@ -48,5 +48,4 @@ def test_http_benchmark_contenders_read_the_served_stream() -> None:
                 assert ours == http.in_memory(client, base + path)(), path
                 assert ours.complete, path
     finally:
-        process.terminate()
-        process.wait(10)
+        http._stop_server(process)
