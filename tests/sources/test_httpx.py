@@ -215,7 +215,7 @@ def test_from_httpx_a_factory_opens_a_new_response_per_subscription_so_retry_wor
             opened.append(_sync_response(client, running.url + "/v1/chat/completions"))
             return opened[-1]
 
-        result = llm_rx.from_httpx(open_reply).pipe(ops.retry(3), lxo.to_response()).run()
+        result = llm_rx.from_httpx(open_reply).pipe(lxo.to_response(), ops.retry(3)).run()
     assert result.model_dump() == llm_rx.reassemble(TEXT.data).model_dump()
     assert [reply.status_code for reply in opened] == [503, 200]
     assert all(reply.is_closed for reply in opened)
