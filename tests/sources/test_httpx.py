@@ -229,7 +229,7 @@ def test_from_httpx_an_async_factory_with_defer_and_retry() -> None:
                 return await client.send(client.build_request("POST", url), stream=True)
 
             result: Response = await llm_rx.from_httpx(open_reply).pipe(
-                ops.retry(3), lxo.to_response()
+                lxo.to_response(), ops.retry(3)
             )
             return result
 
