@@ -17,6 +17,7 @@ from reactivex.scheduler import CurrentThreadScheduler
 
 from ..events import Event
 from ..wire.http import ERROR_BODY_LIMIT, http_error, provider_from_http
+from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._async import read_async
 from ._engine import decode_all, decode_all_async, new_decoder, source_failed
@@ -66,7 +67,7 @@ class _HttpxSource(EventSource):
     response is closed when the reading ends, fails or is disposed."""
 
     def __init__(
-        self, target: Any, provider: str | None, idle_timeout: float | None, max_frame: int
+        self, target: Any, provider: ProviderName | None, idle_timeout: float | None, max_frame: int
     ) -> None:
         super().__init__(provider, max_frame)
         self._target = target
@@ -183,7 +184,7 @@ def _check(response: object) -> None:
         )
 
 
-def _provider(response: Any) -> str | None:
+def _provider(response: Any) -> ProviderName | None:
     return provider_from_http(response.headers.get("content-type"), _path(response))
 
 
@@ -238,7 +239,7 @@ async def _ahead(
 
 def from_httpx(
     response: Any,
-    provider: str | None = None,
+    provider: ProviderName | None = None,
     *,
     idle_timeout: float | None = None,
     max_frame: int = DEFAULT_MAX_FRAME,

@@ -13,6 +13,7 @@ from typing import Any
 from reactivex import Observable
 
 from ..events import Event
+from ..wire.providers import ProviderName
 from ..wire.sdk import already_read, boto_event_stream, chunk_framer, wrapped_http_response
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._async import _AsyncSource
@@ -26,7 +27,7 @@ _BOTO_READ = 64 * 1024
 
 
 def from_sdk(
-    sdk_stream: Any, provider: str | None = None, *, max_frame: int = DEFAULT_MAX_FRAME
+    sdk_stream: Any, provider: ProviderName | None = None, *, max_frame: int = DEFAULT_MAX_FRAME
 ) -> Observable[Event]:
     """Events from what an official SDK's streaming call returned.
 

@@ -13,19 +13,21 @@ from typing import Any
 import orjson
 
 from ..errors import ProviderError
+from .providers import ProviderId
 
 __all__ = ["ERROR_BODY_LIMIT", "http_error", "is_nonstream_path", "provider_from_http"]
 
 #: How much of an error body is read: enough for any provider's JSON error, never unbounded.
 ERROR_BODY_LIMIT = 64 * 1024
 
-_CONTENT_TYPES = {
+_CONTENT_TYPES: dict[str, ProviderId] = {
     "application/x-ndjson": "ollama",
     "application/vnd.amazon.eventstream": "bedrock-converse",
 }
 # The endpoint's last path segment (or its Gemini method), tried in order.
-_PATHS = (
+_PATHS: tuple[tuple[str, ProviderId], ...] = (
     ("/chat/completions", "openai-chat"),
+    ("/completions", "openai-completions"),
     ("/responses", "openai-responses"),
     ("/messages", "anthropic"),
     (":streamGenerateContent", "gemini"),
@@ -34,6 +36,7 @@ _PATHS = (
     ("/api/generate", "ollama"),
     ("/converse-stream", "bedrock-converse"),
     ("/converse", "bedrock-converse"),
+    ("/v2/chat", "cohere"),
 )
 # Endpoints whose reply is one JSON body (the stream endpoints answer ``stream: false`` in the
 # same shape, told by their content type instead).
@@ -52,7 +55,7 @@ _REQUEST_ID_HEADERS = (
 )
 
 
-def provider_from_http(content_type: str | None, path: str | None) -> str | None:
+def provider_from_http(content_type: str | None, path: str | None) -> ProviderId | None:
     """The provider a response comes from, told by its ``Content-Type`` and then by its
     request's URL path, or ``None`` when neither says (then the bytes tell)."""
     media = (content_type or "").split(";", 1)[0].strip().lower()

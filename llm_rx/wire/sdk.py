@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from .providers import ProviderId
+
 __all__ = ["already_read", "boto_event_stream", "chunk_framer", "wrapped_http_response"]
 
 # Attributes that lead from an SDK stream object to the HTTP response it reads, in order:
@@ -49,7 +51,7 @@ def _is_http_response(obj: object) -> bool:
     )
 
 
-def boto_event_stream(obj: object) -> tuple[Any, str] | None:
+def boto_event_stream(obj: object) -> tuple[Any, ProviderId] | None:
     """For a boto3 ``converse_stream`` reply (a dict whose ``stream`` is botocore's
     ``EventStream``): that stream and the provider; else ``None``."""
     if not isinstance(obj, dict):
@@ -73,7 +75,7 @@ def already_read(obj: object) -> bool:
     return False  # (an async generator may have been started by its SDK: not told)
 
 
-def chunk_framer(chunk: object) -> tuple[str, Callable[[Any], bytes]] | None:
+def chunk_framer(chunk: object) -> tuple[ProviderId, Callable[[Any], bytes]] | None:
     """For a parsed chunk of an SDK that exposes no raw bytes: its provider and how a chunk
     of its kind is written back in the wire form (google-genai: SSE ``data:`` frames of the
     chunk's camelCase JSON; ollama: NDJSON lines), or ``None`` for a chunk of no known SDK."""

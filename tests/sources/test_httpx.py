@@ -241,3 +241,30 @@ def test_from_httpx_an_async_factory_with_defer_and_retry() -> None:
 def test_from_httpx_refuses_what_is_no_response_at_the_call() -> None:
     with pytest.raises(TypeError, match="httpx or httpx2 Response"):
         llm_rx.from_httpx(b"data: {}\n\n")
+
+
+@pytest.mark.parametrize(("name", "path"), [
+    ("openai/chat-text-basic.nonstream.json", "/v1/chat/completions"),
+    ("anthropic/thinking-signature.nonstream.json", "/v1/messages"),
+    ("openai/responses-basic-llm.nonstream.json", "/v1/responses"),
+    ("gemini/generate-enum-int-function-call.nonstream.json", "/v1beta/models/m:generateContent"),
+    ("ollama/generate-gemma3.nonstream.json", "/api/generate"),
+    ("bedrock/converse-stream-text.nonstream.json", "/model/m/converse"),
+])
+def test_from_httpx_a_nonstream_body_gives_from_natives_response(name: str, path: str) -> None:
+    body = (capture("openai/chat-text-basic.sse").path.parent.parent / name).read_bytes()
+    with server(body, "application/json") as running, httpx.Client() as client:
+        response = _sync_response(client, running.url + path)
+        result = llm_rx.from_httpx(response).pipe(lxo.to_response()).run()
+    assert result.model_dump() == llm_rx.from_native(body).model_dump()
+    assert result.complete
+    assert response.is_closed
+
+
+def test_from_httpx_an_error_body_with_status_200_is_a_provider_error() -> None:
+    body = b'{"error": {"message": "quota", "type": "insufficient_quota"}}'
+    with server(body, "application/json") as running, httpx.Client() as client:
+        response = _sync_response(client, running.url + "/v1/chat/completions")
+        _, errors, _ = _outcome(llm_rx.from_httpx(response))
+    assert isinstance(errors[0], ProviderError)
+    assert errors[0].error_type == "insufficient_quota"
