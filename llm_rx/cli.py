@@ -6,6 +6,7 @@
     llm-rx replay FILE [--provider P] [--delay S] show a recorded reply as it arrives
     llm-rx reassemble FILE [--provider P] [--native [--to P]]   the response as JSON
     llm-rx events FILE [--provider P]             one JSON event per line
+    llm-rx serve [PATH ...] [--host H] [--port N] [--pace T]   captures on provider endpoints
     llm-rx --version
 
 FILE ``-`` reads stdin. Exit status: 0 for a complete reply; 1 when the reply is incomplete
@@ -28,6 +29,7 @@ from reactivex import operators as ops
 
 from . import __version__
 from . import operators as lxo
+from . import serve
 from ._cli_io import (
     EXIT_PIPE,
     BadInput,
@@ -185,6 +187,8 @@ def _parser() -> argparse.ArgumentParser:
                             f"instead, one of {', '.join(sorted(ENCODERS))}")
     reassemble.set_defaults(subparser=reassemble)  # (to refuse --to without --native)
     with_file("events", "print one JSON event per line")
+    serve.add_arguments(commands.add_parser(
+        "serve", help="serve captures on each provider's real endpoints (extra 'serve')"))
     return parser
 
 
@@ -193,6 +197,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "replay": _cmd_replay,
     "reassemble": _cmd_reassemble,
     "events": _cmd_events,
+    "serve": serve.run,
 }
 
 

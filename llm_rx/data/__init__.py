@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["DEMO_CAPTURES", "capture_path"]
+__all__ = ["DEMO_CAPTURES", "bundled_folder", "capture_path"]
 
 #: The bundled captures, in the order the demo plays them.
 DEMO_CAPTURES = (
@@ -18,3 +18,8 @@ DEMO_CAPTURES = (
 def capture_path(name: str) -> Path:
     """The file of a bundled capture."""
     return Path(str(resources.files(__package__).joinpath(name)))
+
+
+def bundled_folder() -> Path:
+    """The folder of the bundled captures (what ``llm-rx serve`` serves with no path)."""
+    return Path(str(resources.files(__package__)))

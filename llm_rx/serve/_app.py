@@ -1,0 +1,183 @@
+"""The emulator as an ASGI app: recorded captures on each provider's real endpoints.
+
+The endpoint decides the format (``native.endpoints``); the request's model names the
+capture (``x-llm-rx-capture`` overrides); a streamed request gets the recording, re-framed
+where the provider has two forms of one stream, and a non-stream request gets
+``to_native(reassemble(capture))``. Errors are answered in the endpoint's own error shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .._reassemble import reassemble
+from ..errors import LlmRxError
+from ..native import to_native
+from ..native.endpoints import (
+    Endpoint,
+    content_type,
+    find_endpoint,
+    reframe,
+    requested_model,
+    wants_stream,
+)
+from ..native.errors import error_body, error_frame
+from ..native.frames import cut_after, split_frames
+from ._faults import FAULT_HEADER, Fault, parse_fault, parse_pace
+from ._index import Capture, CaptureIndex
+from ._stats import Stats
+from ._stream import Pacing, ReplayResponse
+
+__all__ = ["CAPTURE_HEADER", "Emulator", "create_app"]
+
+CAPTURE_HEADER = "x-llm-rx-capture"
+
+
+class _Refused(Exception):
+    """A request answered with an HTTP error in the endpoint's shape."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Emulator:
+    """What the app serves and how (``app.state.emulator``): the captures, the default pacing,
+    the ``stats`` of what it sent, and the streams still being sent."""
+
+    def __init__(self, index: CaptureIndex, pacing: Pacing) -> None:
+        self.index = index
+        self.pacing = pacing
+        self.stats = Stats()
+        self.live: set[asyncio.Event] = set()
+        self._framed: dict[tuple[str, str], list[bytes]] = {}
+        self._native: dict[tuple[str, str], bytes] = {}
+
+    def stop_streams(self) -> None:
+        """Ends every stream being sent (the server is stopping); call on the app's loop."""
+        for gone in list(self.live):
+            gone.set()
+
+    def frames(self, capture: Capture, endpoint: Endpoint) -> list[bytes]:
+        key = (capture.id, endpoint.form)
+        if key not in self._framed:
+            data = reframe(capture.provider, capture.data, capture.form, endpoint.form)
+            if data is None:
+                raise _Refused(400, f"capture {capture.id!r} is a {capture.form} stream of "
+                               f"{capture.provider}; this endpoint serves {endpoint.form}")
+            self._framed[key] = split_frames(data, endpoint.form)
+        return self._framed[key]
+
+    def native(self, capture: Capture, endpoint: Endpoint) -> bytes:
+        if endpoint.form != "json" and capture.form != endpoint.form:
+            self.frames(capture, endpoint)  # (refuses what it cannot serve)
+        key = (capture.id, endpoint.provider)
+        if key not in self._native:
+            try:
+                response = reassemble(capture.data, capture.provider)
+            except LlmRxError as error:
+                raise _Refused(500, f"capture {capture.id!r} is no reply: {error}") from None
+            self._native[key] = orjson.dumps(to_native(response, endpoint.provider))
+        return self._native[key]
+
+
+def _refusal(endpoint: Endpoint | None, status: int, message: str, stats: Stats) -> Response:
+    stats.add("errors")
+    if endpoint is None:
+        return JSONResponse({"error": {"message": message, "type": "not_found"}}, status)
+    body, headers = error_body(endpoint.provider, status, message)
+    return JSONResponse(body, status, headers=headers)
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise _Refused(400, "the request body is not JSON") from None
+    if not isinstance(body, dict):
+        raise _Refused(400, "the request body is not a JSON object")
+    return body
+
+
+def _capture(emulator: Emulator, request: Request, endpoint: Endpoint,
+             body: dict[str, Any]) -> Capture:
+    name = request.headers.get(CAPTURE_HEADER) or requested_model(endpoint, body)
+    capture = emulator.index.get(name) if name else None
+    if capture is None:
+        known = ", ".join(emulator.index.ids[:20])
+        raise _Refused(404, f"no capture {name!r} (the model names one; known: {known})")
+    if capture.provider != endpoint.provider:
+        raise _Refused(400, f"capture {capture.id!r} is a {capture.provider} stream; this "
+                       f"endpoint serves {endpoint.provider} (translation is not available)")
+    return capture
+
+
+def _stream(emulator: Emulator, capture: Capture, endpoint: Endpoint,
+            fault: Fault) -> list[bytes]:
+    pieces = emulator.frames(capture, endpoint)
+    if fault.error_after is None:
+        return pieces
+    kept = cut_after(pieces, fault.error_after) if fault.error_after else []
+    message = f"fault injected: error-after={fault.error_after}"
+    return [*kept, error_frame(endpoint.provider, endpoint.form, message, first=not kept)]
+
+
+async def _handle(request: Request) -> Response:
+    emulator: Emulator = request.app.state.emulator
+    emulator.stats.add("requests")
+    endpoint = find_endpoint(request.url.path, request.query_params)
+    try:
+        if endpoint is None:
+            raise _Refused(404, f"no provider endpoint at {request.url.path}")
+        try:
+            fault = parse_fault(request.headers.get(FAULT_HEADER))
+            pace = parse_pace(request.headers, emulator.pacing.pace)
+        except ValueError as error:
+            raise _Refused(400, str(error)) from None
+        body = await _body(request)
+        if fault.status is not None:
+            raise _Refused(fault.status, f"fault injected: status={fault.status}")
+        capture = _capture(emulator, request, endpoint, body)
+        streamed = wants_stream(endpoint, body)
+        if streamed:
+            pieces, headers = _stream(emulator, capture, endpoint, fault), {}
+        else:
+            native = emulator.native(capture, endpoint)
+            pieces, headers = [native], {"content-length": str(len(native))}
+    except _Refused as refused:
+        return _refusal(endpoint, refused.status, refused.message, emulator.stats)
+    pacing = Pacing(pace, emulator.pacing.read_size)
+    return ReplayResponse(pieces, media_type=content_type(endpoint, streamed), pacing=pacing,
+                          fault=fault, stats=emulator.stats, live=emulator.live,
+                          headers=headers)
+
+
+def create_app(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    *,
+    pace: float = 0.0,
+    read_size: int = 16 * 1024,
+) -> Starlette:
+    """The emulator app over the captures under ``paths`` (default: the bundled ones);
+    ``app.state.emulator`` is its :class:`Emulator` (its ``stats`` among others)."""
+    if paths is None:
+        from ..data import bundled_folder
+
+        paths = [bundled_folder()]
+    index = CaptureIndex.load(paths)
+    app = Starlette(routes=[Route("/{path:path}", _handle, methods=["POST"])])
+    app.state.emulator = Emulator(index, Pacing(pace, read_size))
+    return app

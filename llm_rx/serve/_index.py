@@ -1,0 +1,93 @@
+"""The recorded streams a server answers with, found under folders or given as files.
+
+A capture's id is its path relative to the folder it was found under, without its last
+extension, with ``/`` written ``__`` (``anthropic/thinking-signature.sse`` under
+``captures/`` is ``anthropic__thinking-signature``); a file given on its own is its name
+without the extension. The provider and the form of each are told from its bytes, so a
+folder can hold any provider's recordings under any names. Non-stream bodies
+(``*.nonstream.json``) and files that are no provider's stream are left out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from ..native.endpoints import capture_form
+from ..wire.registry import SNIFF_LIMIT, sniff
+
+__all__ = ["Capture", "CaptureIndex", "capture_id"]
+
+_SUFFIXES = {".sse", ".ndjson", ".eventstream", ".json", ".jsonl", ".txt", ".bin"}
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One recorded stream: its id, file, provider and form (see ``native.endpoints``)."""
+
+    id: str
+    path: Path
+    provider: str
+    form: str
+
+    @cached_property
+    def data(self) -> bytes:
+        return self.path.read_bytes()
+
+
+def capture_id(name: str) -> str:
+    """The id a request may spell either way (``anthropic/x`` or ``anthropic__x``)."""
+    return name.strip().strip("/").replace("/", "__")
+
+
+class CaptureIndex:
+    """Captures by id, in the order they were found."""
+
+    def __init__(self, captures: Iterable[Capture]) -> None:
+        self._by_id: dict[str, Capture] = {}
+        for capture in captures:
+            self._by_id.setdefault(capture.id, capture)  # (the first of two same ids wins)
+
+    @classmethod
+    def load(cls, paths: Iterable[str | os.PathLike[str]]) -> CaptureIndex:
+        """Every capture under each path (a folder, searched recursively, or a file)."""
+        found: list[Capture] = []
+        for path in map(Path, paths):
+            if path.is_dir():
+                files = sorted(p for p in path.rglob("*") if p.is_file())
+                found.extend(_captures(path, files))
+            elif path.is_file():
+                found.extend(_captures(path.parent, [path]))
+            else:
+                raise FileNotFoundError(f"no such capture file or folder: {path}")
+        return cls(found)
+
+    def get(self, name: str) -> Capture | None:
+        return self._by_id.get(capture_id(name))
+
+    def __iter__(self) -> Iterator[Capture]:
+        return iter(self._by_id.values())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self._by_id)
+
+
+def _captures(root: Path, files: Iterable[Path]) -> Iterator[Capture]:
+    for path in files:
+        if path.suffix not in _SUFFIXES or path.name.endswith(".nonstream.json"):
+            continue
+        with open(path, "rb") as handle:
+            head = handle.read(SNIFF_LIMIT)
+        provider = sniff(head) or sniff(head + b"\n\n")
+        if provider is None:
+            continue
+        relative = path.relative_to(root).as_posix()
+        name = relative.rsplit(".", 1)[0]
+        yield Capture(capture_id(name), path, provider, capture_form(provider, head))

@@ -1,0 +1,50 @@
+"""``llm-rx serve``: the emulator as a process (``main(argv)``, also the CLI's subcommand)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+__all__ = ["add_arguments", "main", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-rx serve`` (shared by the CLI's subcommand)."""
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="a folder laid out like captures/ (or one capture file); "
+                        "default: the bundled captures")
+    parser.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000, help="default: 8000; 0: any free port")
+    parser.add_argument("--pace", type=float, default=0.0, metavar="TOKENS_PER_S",
+                        help="frames (about a token each) per second; 0 (default): as fast "
+                        "as it can. Header x-llm-rx-pace overrides it per request")
+    parser.add_argument("--read-size", type=int, default=16 * 1024, metavar="BYTES",
+                        help="the most bytes one write carries (default: 16384)")
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Serves until SIGINT or SIGTERM; the first line on ``out`` says where it listens."""
+    try:
+        from ._app import create_app
+        from ._server import bind, serve_forever, url_of
+    except ImportError as error:  # pragma: no cover (the extra is not installed)
+        sys.stderr.write(f"llm-rx serve needs the 'serve' extra "
+                         f"(pip install 'llm-rx[serve]'): {error}\n")
+        return 2
+    app = create_app(args.paths or None, pace=args.pace, read_size=args.read_size)
+    sock = bind(args.host, args.port)
+    emulator = app.state.emulator
+    out.write(f"llm-rx serve: listening on {url_of(sock)}\n")
+    out.write(f"llm-rx serve: {len(emulator.index)} captures\n")
+    out.flush()
+    serve_forever(app, sock)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="llm-rx serve", description="Serve recorded "
+                                     "captures on each provider's real endpoints.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv), sys.stdout)

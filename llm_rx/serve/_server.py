@@ -1,0 +1,114 @@
+"""Running the emulator: in a thread of the calling process (tests, the pytest fixture) or as
+the ``llm-rx serve`` process, on a socket bound before the server starts.
+
+Binding first gives the real port at once (``--port 0``) and makes the server reachable
+before its loop runs: a client that connects early waits in the listen backlog, so nobody
+has to poll for readiness.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Iterable
+from types import FrameType, TracebackType
+
+import uvicorn
+from starlette.applications import Starlette
+
+from ._app import Emulator, create_app
+from ._stats import Stats
+from ._stream import DropLogFilter
+
+__all__ = ["EmulatorThread", "bind", "serve_forever"]
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (``0``: any free port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, stopping on SIGINT/SIGTERM with exit status 0: the streams being
+    sent are ended first, and the signal is not raised again after the shutdown."""
+
+    def __init__(self, app: Starlette, *, graceful: float = 2.0) -> None:
+        config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False,
+                                lifespan="off", timeout_graceful_shutdown=int(graceful) or 1)
+        super().__init__(config)
+        self._emulator: Emulator = app.state.emulator
+        logging.getLogger("uvicorn.error").addFilter(DropLogFilter())
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.should_exit = True
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._emulator.stop_streams()
+        await super().shutdown(sockets=sockets)
+
+
+def serve_forever(app: Starlette, sock: socket.socket) -> None:
+    """Serves ``app`` on ``sock`` in this (main) thread until SIGINT or SIGTERM."""
+    _Server(app).run(sockets=[sock])
+
+
+class EmulatorThread:
+    """The emulator on 127.0.0.1 in a background thread: ``url``, ``stats``, ``stop()``.
+
+    ::
+
+        with EmulatorThread(["tests/captures"]) as server:
+            httpx.post(f"{server.url}/v1/messages", json={"model": "anthropic__text-basic"})
+    """
+
+    def __init__(
+        self,
+        paths: Iterable[str | os.PathLike[str]] | None = None,
+        *,
+        pace: float = 0.0,
+        read_size: int = 16 * 1024,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.app = create_app(paths, pace=pace, read_size=read_size)
+        self._sock = bind(host, port)
+        self.url = url_of(self._sock)
+        self._server = _Server(self.app)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
+                                        name="llm-rx-serve", daemon=True)
+        self._thread.start()
+
+    @property
+    def emulator(self) -> Emulator:
+        emulator: Emulator = self.app.state.emulator
+        return emulator
+
+    @property
+    def stats(self) -> Stats:
+        return self.emulator.stats
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stops the server (ending the streams it is sending) and waits for its thread."""
+        self._server.should_exit = True
+        self._thread.join(timeout)
+        self._sock.close()
+
+    def __enter__(self) -> EmulatorThread:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.stop()
