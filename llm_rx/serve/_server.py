@@ -18,7 +18,8 @@ from types import FrameType, TracebackType
 import uvicorn
 from starlette.applications import Starlette
 
-from ._app import Emulator, create_app
+from ._app import CAPTURE_HEADER, Emulator, create_app
+from ._faults import FAULT_HEADER, PACE_HEADER
 from ._stats import Stats
 from ._stream import DropLogFilter
 
@@ -99,6 +100,24 @@ class EmulatorThread:
     @property
     def stats(self) -> Stats:
         return self.emulator.stats
+
+    @property
+    def captures(self) -> list[str]:
+        """The ids of the captures served (a request's model names one)."""
+        return self.emulator.index.ids
+
+    def headers(self, capture: str | None = None, *, fault: str | None = None,
+                pace: float | None = None) -> dict[str, str]:
+        """Request headers that pick ``capture`` (whatever the model), ask for ``fault``
+        (``"drop-after=200"``) or set the pace: pass them as a client's extra headers."""
+        out: dict[str, str] = {}
+        if capture is not None:
+            out[CAPTURE_HEADER] = capture
+        if fault is not None:
+            out[FAULT_HEADER] = fault
+        if pace is not None:
+            out[PACE_HEADER] = f"{pace:g}"
+        return out
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stops the server (ending the streams it is sending) and waits for its thread."""
