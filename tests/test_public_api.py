@@ -17,7 +17,7 @@ def test_all_is_sorted_and_complete() -> None:
         assert hasattr(llm_rx, name), name
     public = {name for name in vars(llm_rx) if not name.startswith("_")}
     modules = {"builder", "cli", "data", "errors", "events", "native", "operators", "response",
-               "sinks", "sources", "wire"}
+               "serve", "sinks", "sources", "testing", "wire"}
     assert public - modules - set(llm_rx.__all__) == set()
 
 
