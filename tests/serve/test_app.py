@@ -180,3 +180,13 @@ def test_serve_bundled_captures_by_default() -> None:
         reply = httpx.post(f"{server.url}/v1/chat/completions",
                            json={"model": "openai-chat-text-basic", "stream": True})
     assert llm_rx.reassemble(reply.content).complete
+
+
+def test_serve_paced_stream_is_the_recording_in_frames(llm_rx_server: EmulatorThread) -> None:
+    cap = capture("anthropic/text-basic.sse")  # 7 frames at 100 per second: 60 ms
+    headers = llm_rx_server.headers(pace=100)
+    with httpx.stream("POST", f"{llm_rx_server.url}/v1/messages", headers=headers,
+                      json={"model": model_of(cap), "stream": True}) as reply:
+        reads = list(reply.iter_raw())
+    assert b"".join(reads) == cap.data
+    assert len(reads) > 1  # one write per frame, each after the last one's tick

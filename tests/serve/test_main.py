@@ -28,7 +28,7 @@ def serving(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
     )
     lines: queue.Queue[str] = queue.Queue()
     assert process.stdout is not None
-    reader = threading.Thread(target=lambda: lines.put(process.stdout.readline()),  # type: ignore[union-attr]
+    reader = threading.Thread(target=lambda: lines.put(process.stdout.readline()),
                               daemon=True)
     reader.start()
     try:

@@ -69,7 +69,7 @@ CHAT_KNOWN: dict[str, dict[str, str]] = {
 
 def stream_state(client: openai.OpenAI, cap: Capture) -> ChatCompletion:
     state = ChatCompletionStreamState()
-    stream = client.chat.completions.create(model=model_of(cap), messages=MESSAGES,  # type: ignore[arg-type]
+    stream = client.chat.completions.create(model=model_of(cap), messages=MESSAGES,
                                             stream=True)
     for chunk in stream:
         if chunk.object == "":  # Azure's content-filter chunk: `.stream()` skips it by design
@@ -106,7 +106,7 @@ def test_openai_chat_stream_helper_gets_the_reassembled_reply(
     client: openai.OpenAI, cap: Capture
 ) -> None:
     def run() -> ChatCompletion:
-        with client.chat.completions.stream(model=model_of(cap), messages=MESSAGES) as stream:  # type: ignore[arg-type]
+        with client.chat.completions.stream(model=model_of(cap), messages=MESSAGES) as stream:
             return stream.get_final_completion()
 
     if cap.name in HELPER_RAISES:
