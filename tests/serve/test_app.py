@@ -14,7 +14,8 @@ from openai.types.responses import Response as OpenAIResponse
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.serve import EmulatorThread
+from llm_rx.data import bundled_folder
+from llm_rx.serve import CaptureIndex, EmulatorThread
 from tests.captures import CAPTURES, Capture, capture
 
 from .replies import model_of, params
@@ -190,3 +191,11 @@ def test_serve_paced_stream_is_the_recording_in_frames(llm_rx_server: EmulatorTh
         reads = list(reply.iter_raw())
     assert b"".join(reads) == cap.data
     assert len(reads) > 1  # one write per frame, each after the last one's tick
+
+
+def test_serve_bundled_captures_cover_every_provider_with_provenance() -> None:
+    index = CaptureIndex.load([bundled_folder()])
+    assert {cap.provider for cap in index} == set(llm_rx.PROVIDERS)
+    provenance = (bundled_folder() / "PROVENANCE.tsv").read_text().splitlines()[1:]
+    recorded = {line.split("\t", 1)[0].replace("/", "-") for line in provenance}
+    assert {cap.path.name for cap in index} == recorded
