@@ -27,9 +27,8 @@ import orjson
 from reactivex import Observable
 from reactivex import operators as ops
 
-from . import __version__
+from . import __version__, serve
 from . import operators as lxo
-from . import serve
 from ._cli_io import (
     EXIT_PIPE,
     BadInput,

@@ -77,6 +77,8 @@ ERROR_CASES = {
     "gemini": "gemini/json-array-multi-chunk.json",
     "ollama": "ollama/chat-gemma3-text.ndjson",
     "bedrock-converse": "bedrock/converse-stream-text.eventstream",
+    "cohere": "cohere/v2-tool-call.sse",
+    "openai-completions": "openai/completions-legacy-text.sse",
 }
 
 

@@ -6,6 +6,8 @@ place that knows them::
     POST /v1/chat/completions                            openai-chat       body "stream"
     POST /v1/responses                                   openai-responses  body "stream"
     POST /v1/messages                                    anthropic         body "stream"
+    POST /v1/completions                                 openai-completions body "stream"
+    POST /v2/chat                                        cohere            body "stream"
     POST /v1beta/models/{model}:streamGenerateContent    gemini            stream: SSE with
     POST /v1beta/models/{model}:generateContent          gemini            alt=sse, else an array
     POST /api/chat, /api/generate                        ollama            body "stream" (on)
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..wire.json_array import JSONArrayDecoder
+from ..wire.providers import ProviderId
 from ..wire.sse import SSEDecoder
 
 __all__ = [
@@ -44,7 +47,7 @@ __all__ = [
 class Endpoint:
     """What one request's path says: the provider's format, and the rest of the request."""
 
-    provider: str
+    provider: ProviderId
     form: str  # the form of stream this endpoint serves
     stream: bool | None = None  # fixed by the path; ``None``: the body's ``stream`` decides
     stream_default: bool = False  # when the body has no ``stream``
@@ -55,6 +58,8 @@ _BODY_STREAMED = {
     "/v1/chat/completions": Endpoint("openai-chat", "sse"),
     "/v1/responses": Endpoint("openai-responses", "sse"),
     "/v1/messages": Endpoint("anthropic", "sse"),
+    "/v1/completions": Endpoint("openai-completions", "sse"),
+    "/v2/chat": Endpoint("cohere", "sse"),
     "/api/chat": Endpoint("ollama", "chat", stream_default=True),
     "/api/generate": Endpoint("ollama", "generate", stream_default=True),
 }

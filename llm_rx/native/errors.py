@@ -3,10 +3,11 @@ frame that reports an error inside a stream that already started (HTTP 200).
 
 ::
 
-    openai-chat, openai-responses  {"error": {"message", "type", "param", "code"}}
+    openai-chat, -responses, ...   {"error": {"message", "type", "param", "code"}}
     anthropic                      {"type": "error", "error": {"type", "message"}, "request_id"}
     gemini                         {"error": {"code", "message", "status"}}
     ollama                         {"error": "message"}
+    cohere                         {"id", "message"}
     bedrock-converse               {"message"} with the type in the x-amzn-ErrorType header
 
 The official SDKs read these to build their own exceptions (``openai.RateLimitError``,
@@ -68,7 +69,7 @@ def error_body(provider: str, status: int, message: str) -> tuple[dict[str, Any]
     """The JSON body of an HTTP error ``status`` from ``provider``, and the headers that go
     with it (the request id, and for Bedrock the error type)."""
     client = status < 500
-    if provider in ("openai-chat", "openai-responses"):
+    if provider in ("openai-chat", "openai-responses", "openai-completions"):
         kind, code = _OPENAI.get(status, ("invalid_request_error" if client else "server_error",
                                           None))
         error = {"message": message, "type": kind, "param": None, "code": code}
@@ -81,6 +82,8 @@ def error_body(provider: str, status: int, message: str) -> tuple[dict[str, Any]
     if provider == "gemini":
         state = _GEMINI.get(status, "INVALID_ARGUMENT" if client else "INTERNAL")
         return {"error": {"code": status, "message": message, "status": state}}, {}
+    if provider == "cohere":
+        return {"id": _REQUEST_ID, "message": message}, {"x-request-id": _REQUEST_ID}
     if provider == "bedrock-converse":
         kind = _BEDROCK.get(status, "ValidationException" if client else "InternalServerException")
         headers = {"x-amzn-ErrorType": f"{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/",
@@ -94,7 +97,7 @@ def error_frame(provider: str, form: str, message: str, *, first: bool = False) 
 
     ``first`` says no frame came before it (a JSON array then opens with this one).
     """
-    if provider == "openai-chat":
+    if provider in ("openai-chat", "openai-completions"):
         error = {"message": message, "type": "server_error", "param": None, "code": None}
         return _sse(None, {"error": error})
     if provider == "openai-responses":
@@ -103,6 +106,9 @@ def error_frame(provider: str, form: str, message: str, *, first: bool = False) 
     if provider == "anthropic":
         return _sse("error", {"type": "error",
                               "error": {"type": "overloaded_error", "message": message}})
+    if provider == "cohere":  # a reply that ends in error says so in its message-end
+        return _sse("message-end", {"type": "message-end",
+                                    "delta": {"finish_reason": "ERROR", "error": message}})
     if provider == "gemini":
         body = {"error": {"code": 503, "message": message, "status": "UNAVAILABLE"}}
         if form == "json-array":

@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..native.endpoints import capture_form
+from ..wire.providers import ProviderId, provider_id
 from ..wire.registry import SNIFF_LIMIT, sniff
 
 __all__ = ["Capture", "CaptureIndex", "capture_id"]
@@ -30,7 +31,7 @@ class Capture:
 
     id: str
     path: Path
-    provider: str
+    provider: ProviderId
     form: str
 
     @cached_property
@@ -90,4 +91,5 @@ def _captures(root: Path, files: Iterable[Path]) -> Iterator[Capture]:
             continue
         relative = path.relative_to(root).as_posix()
         name = relative.rsplit(".", 1)[0]
-        yield Capture(capture_id(name), path, provider, capture_form(provider, head))
+        known = provider_id(provider)
+        yield Capture(capture_id(name), path, known, capture_form(known, head))

@@ -26,6 +26,8 @@ PATHS = {
     "openai-responses": "/v1/responses",
     "anthropic": "/v1/messages",
     "ollama": "/api/chat",
+    "openai-completions": "/v1/completions",
+    "cohere": "/v2/chat",
 }
 CONTENT_TYPES = {
     "/v1/messages": "text/event-stream",
