@@ -52,6 +52,9 @@ KNOWN: dict[str, dict[str, str]] = {
     # (nothing after the end), so their stop reason and usage are the first message's.
     "anthropic/programmatic-tool-calling.sse": {"stop_reason": "the last message's",
                                                 "usage": "the last message's"},
+    # The SDK reads usage's top-level counts, which leave out the compaction iterations;
+    # llm-rx counts those as billed too.
+    "anthropic/compaction.sse": {"usage": "compaction iterations not counted"},
 }
 
 
