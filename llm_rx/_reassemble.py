@@ -10,10 +10,11 @@ from .errors import LlmRxError
 from .events import Event
 from .response import Response
 from .sources._engine import check_chunks, decode_all, new_decoder
+from .wire.base import Decoder
 from .wire.providers import ProviderName
 from .wire.sse import DEFAULT_MAX_FRAME
 
-__all__ = ["reassemble"]
+__all__ = ["reassemble", "reassemble_with"]
 
 
 def reassemble(
@@ -27,7 +28,8 @@ def reassemble(
     ``data`` is the body as ``bytes``, an iterable of byte pieces, or a path (``os.PathLike``);
     a ``str`` is refused, as it could be either. A stream that failed after it started gives
     a ``Response`` marked incomplete; a body that is no stream of the provider raises
-    :class:`~llm_rx.errors.WireFormatError`.
+    :class:`~llm_rx.errors.WireFormatError`. A provider's non-stream body (one JSON object)
+    gives the reply it is, as :func:`~llm_rx.from_native` does.
     """
     if isinstance(data, str):
         raise TypeError(
@@ -44,6 +46,11 @@ def reassemble(
 
 
 def _reassemble(chunks: Iterable[bytes], provider: ProviderName | None, max_frame: int) -> Response:
+    return reassemble_with(new_decoder(provider, max_frame), chunks)
+
+
+def reassemble_with(decoder: Decoder, chunks: Iterable[bytes]) -> Response:
+    """The ``Response`` that ``chunks`` reassemble to through ``decoder``."""
     builder = ResponseBuilder(history=False)
     feed_all = builder.feed_all
 
@@ -56,7 +63,7 @@ def _reassemble(chunks: Iterable[bytes], provider: ProviderName | None, max_fram
             raise fold_error(error) from error
 
     try:
-        decode_all(new_decoder(provider, max_frame), chunks, fold)
+        decode_all(decoder, chunks, fold)
     except LlmRxError as error:  # (a failing byte source arrives as one too)
         if not builder.started:
             raise

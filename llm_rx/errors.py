@@ -4,7 +4,8 @@
 
     LlmRxError                      base of everything below; ``raw`` is the offending frame
     ├── WireFormatError             the bytes are not a stream of the expected format
-    │   └── FrameTooLargeError      a frame (line / event) grew past the configured limit
+    │   ├── FrameTooLargeError      a frame (line / event) grew past the configured limit
+    │   └── NonStreamBodyError      the body is a non-stream reply, not a stream
     ├── ProviderError               the provider reported an error: in-band (``event: error``,
     │                               an ``{"error": ...}`` chunk) or as an HTTP error status
     ├── ProtocolError               frames arrived in an order the protocol forbids
@@ -28,6 +29,7 @@ __all__ = [
     "FrameTooLargeError",
     "IncompleteStreamError",
     "LlmRxError",
+    "NonStreamBodyError",
     "ProtocolError",
     "ProviderError",
     "StreamTimeoutError",
@@ -73,6 +75,16 @@ class FrameTooLargeError(WireFormatError):
     def __init__(self, message: str, raw: str | bytes | None = None) -> None:
         super().__init__(message, raw)
         self.frames = []
+
+
+class NonStreamBodyError(WireFormatError):
+    """The body is a provider's non-stream reply (one JSON object), not a stream: ``provider``
+    names whose. ``reassemble()``, the byte sources and the CLI read such a body as the
+    reply it is (see :func:`llm_rx.from_native`); a stream decoder on its own refuses it."""
+
+    def __init__(self, message: str, raw: str | bytes | None = None, *, provider: str) -> None:
+        super().__init__(message, raw)
+        self.provider = provider
 
 
 class ProviderError(LlmRxError):

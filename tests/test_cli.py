@@ -111,3 +111,19 @@ def test_cli_events_not_a_stream_exit_2(tmp_path: Path) -> None:
     cut = tmp_path / "cut.sse"
     cut.write_bytes(capture("anthropic/text-basic.sse").data[:300])
     assert main(["events", str(cut)], out=io.StringIO()) == 1
+
+
+@pytest.mark.parametrize("name", ["openai/chat-text-basic.nonstream.json",
+                                  "anthropic/thinking-signature.nonstream.json",
+                                  "ollama/generate-gemma3.nonstream.json"])
+def test_cli_reassemble_reads_a_non_stream_body_as_its_reply(name: str) -> None:
+    # bug class: a non-stream body (the request had stream: false) refused, or read as an
+    # Ollama stream; DESIGN section 6 says the CLI reads it as from_native does
+    path = Path(__file__).parent / "captures" / name
+    out = io.StringIO()
+    assert main(["reassemble", str(path)], out=out) == 0
+    expected = llm_rx.from_native(path.read_bytes()).model_dump(mode="json")
+    assert orjson.loads(out.getvalue()) == expected
+    events = io.StringIO()
+    assert main(["events", str(path)], out=events) == 0
+    assert events.getvalue().splitlines()[-1].startswith('{"type":"message_stop"')

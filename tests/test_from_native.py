@@ -15,8 +15,8 @@ import pytest
 
 import llm_rx
 from llm_rx.errors import ProviderError, WireFormatError
-from llm_rx.native.restream import RESTREAMERS
 from llm_rx.response import WITHOUT_NATIVE
+from llm_rx.wire.restream import RESTREAMERS
 
 from .captures import CAPTURES, Capture
 

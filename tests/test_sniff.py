@@ -9,8 +9,12 @@ import orjson
 import pytest
 
 import llm_rx
-from llm_rx.errors import WireFormatError
+from llm_rx import operators as lxo
+from llm_rx.errors import NonStreamBodyError, WireFormatError
+from llm_rx.response import WITHOUT_NATIVE
+from llm_rx.sources._engine import new_decoder
 from llm_rx.wire import registry, sniffing
+from llm_rx.wire.base import Decoder
 from llm_rx.wire.registry import SniffingDecoder, looks_nonstream, sniff
 
 from .captures import CAPTURES, HERE, Capture, capture
@@ -148,16 +152,28 @@ _NONSTREAM_BODIES: dict[str, dict[str, Any]] = {
 
 @pytest.mark.parametrize("provider", sorted(_NONSTREAM_BODIES))
 @pytest.mark.parametrize("pretty", [False, True], ids=["compact", "pretty"])
-def test_sniff_nonstream_body_is_a_wire_format_error_naming_it(provider: str,
-                                                               pretty: bool) -> None:
+def test_sniff_nonstream_body_is_told_and_read_as_the_reply(provider: str, pretty: bool) -> None:
     # bug class: one non-stream JSON object was read as an Ollama stream
     option = orjson.OPT_INDENT_2 if pretty else 0
     body = orjson.dumps(_NONSTREAM_BODIES[provider], option=option)
     assert looks_nonstream(body) == provider
+    expected = llm_rx.from_native(body).model_dump(exclude=WITHOUT_NATIVE)
     for reads in ([body], reads_of(body, 5)):
-        with pytest.raises(WireFormatError, match=f"non-stream {provider} ") as raised:
-            llm_rx.reassemble(reads)
+        decoder = new_decoder(None)
+
+        def decode(reads: list[bytes] = reads, decoder: Decoder = decoder) -> None:
+            for read in reads:
+                decoder.decode(read)
+            decoder.flush()
+
+        with pytest.raises(NonStreamBodyError, match=f"non-stream {provider} ") as raised:
+            decode()
+        assert raised.value.provider == provider
         assert raised.value.raw is not None
+        # (reassemble, the byte sources and the CLI read it as the reply it is)
+        assert llm_rx.reassemble(reads).model_dump(exclude=WITHOUT_NATIVE) == expected
+        assert llm_rx.from_bytes(reads).pipe(lxo.to_response()).run().model_dump(
+            exclude=WITHOUT_NATIVE) == expected
 
 
 @pytest.mark.parametrize(
@@ -169,8 +185,10 @@ def test_sniff_recorded_nonstream_bodies_are_told_apart(path: Any) -> None:
         pytest.skip("an HTTP error body: no provider's reply")
     provider = looks_nonstream(body)
     assert provider is not None
-    with pytest.raises(WireFormatError, match=f"non-stream {provider} "):
-        llm_rx.reassemble(body)
+    response = llm_rx.reassemble(body)
+    assert response.provider == provider
+    assert response.model_dump(exclude=WITHOUT_NATIVE) == llm_rx.from_native(body).model_dump(
+        exclude=WITHOUT_NATIVE)
 
 
 def test_sniff_ollama_one_line_stream_end_is_still_a_stream() -> None:

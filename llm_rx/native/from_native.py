@@ -17,11 +17,14 @@ from typing import Any
 
 import orjson
 
-from .._reassemble import reassemble
+from .._reassemble import reassemble_with
 from ..errors import ProviderError, WireFormatError
 from ..response import Response
+from ..wire.base import shape_error
 from ..wire.providers import ProviderId, provider_id
-from .restream import RESTREAMERS, nonstream_provider, restream
+from ..wire.registry import DECODERS
+from ..wire.restream import RESTREAMERS, nonstream_provider, restream
+from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["from_native"]
 
@@ -62,7 +65,11 @@ def from_native(
         raise ValueError(
             f"no non-stream reader for {name!r}; available: {', '.join(sorted(RESTREAMERS))}"
         )
-    return reassemble(restream(parsed, name), provider_id(name))
+    try:
+        stream = restream(parsed, name)
+    except Exception as error:
+        raise shape_error(error, raw if raw is not None else orjson.dumps(parsed)) from error
+    return reassemble_with(DECODERS[provider_id(name)](DEFAULT_MAX_FRAME), (stream,))
 
 
 def _is_error(body: dict[str, Any]) -> bool:

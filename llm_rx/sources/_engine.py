@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
-from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError
+import orjson
+
+from ..errors import IncompleteStreamError, LlmRxError, NonStreamBodyError, StreamTimeoutError
 from ..events import Event
 from ..wire.base import PASS_THROUGH, Decoder, shape_error
-from ..wire.providers import ProviderName
-from ..wire.registry import SniffingDecoder, make_decoder
+from ..wire.providers import ProviderName, provider_id
+from ..wire.registry import DECODERS, SniffingDecoder, make_decoder
+from ..wire.restream import restream
+from ..wire.sniffing import SNIFF_LIMIT
 from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = [
@@ -123,6 +127,11 @@ def _unforeseen(decoder: Decoder, error: Exception, chunk: bytes | None) -> LlmR
     return shape_error(error, chunk)
 
 
+# A non-stream body is told within the head the sniffer holds (at most this much is kept to
+# read it again as the reply it is).
+_HEAD_KEPT = 16 * SNIFF_LIMIT
+
+
 def decode_all(
     decoder: Decoder,
     chunks: Iterable[bytes],
@@ -133,7 +142,13 @@ def decode_all(
     a decoding error is raised after the events decoded before it were emitted, and a failure
     of the byte source itself (a socket, a file) as an ``IncompleteStreamError`` whose cause
     it is. What ``emit`` raises is the consumer's and passes through untouched. Returns early
-    once ``stopped()``; a generator is closed when it ends, fails or stops."""
+    once ``stopped()``; a generator is closed when it ends, fails or stops.
+
+    A body that is a provider's non-stream reply (the decoder raises ``NonStreamBodyError``
+    before any event) is read as that reply: re-framed as the provider's stream
+    (:mod:`llm_rx.wire.restream`) and decoded as such."""
+    head: list[bytes] | None = []  # the chunks read before the reply started
+    kept = 0
     iterator = iter(chunks)
     try:
         while not stopped():
@@ -143,18 +158,53 @@ def decode_all(
                 break
             except Exception as error:  # the byte source failed: a cut stream
                 raise source_failed(error) from error
-            events = decoded(decoder, chunk if chunk.__class__ is bytes else as_bytes(chunk))
+            if chunk.__class__ is not bytes:
+                chunk = as_bytes(chunk)
+            if head is not None:
+                kept += len(chunk)
+                if decoder.started or kept > _HEAD_KEPT:
+                    head = None
+                else:
+                    head.append(chunk)
+            events = decoded(decoder, chunk)
             if events:
                 emit(events)
         else:
             return
         emit(flushed(decoder))
+    except NonStreamBodyError as error:
+        if head is None or getattr(error, "events", None):
+            raise
+        body = _restreamed(head, iterator, error)
+        decode_all(_reader(error.provider), (body,), emit, stopped)
     except LlmRxError as error:
         emit(getattr(error, "events", []))
         raise
     finally:
         if inspect.isgenerator(iterator):  # (stopped early: the source closes now, not at GC)
             iterator.close()
+
+
+def _reader(provider: str) -> Decoder:
+    """The bare decoder of ``provider`` (no check of the head: the bytes are its stream)."""
+    return DECODERS[provider_id(provider)](DEFAULT_MAX_FRAME)
+
+
+def _restreamed(head: list[bytes], rest: Iterator[bytes], error: NonStreamBodyError) -> bytes:
+    """The whole non-stream body (what was read and the rest) as its provider's stream."""
+    try:
+        body = b"".join([*head, *map(as_bytes, rest)])
+    except Exception as failure:  # the byte source failed: a cut body
+        raise source_failed(failure) from failure
+    try:
+        parsed = orjson.loads(body)
+        if not isinstance(parsed, dict):
+            raise TypeError("not a JSON object")
+        return restream(parsed, error.provider)
+    except orjson.JSONDecodeError:
+        raise IncompleteStreamError("the body ended inside its JSON", body[:200]) from None
+    except Exception as failure:  # the boundary: a body of another shape
+        raise shape_error(failure, body[:200]) from failure
 
 
 async def decode_all_async(

@@ -31,7 +31,7 @@ def nonstream_events(body: bytes, provider: ProviderName | None) -> list[Event]:
     non-stream body; else (a stream after all, under a JSON content type) its decoded events.
     An error body with a success status is the ``ProviderError`` ``from_native`` raises."""
     from ..native.from_native import from_native  # (native reads through the sources)
-    from ..native.restream import restream
+    from ..wire.restream import restream
 
     told = looks_nonstream(body)
     if told is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import LlmRxError, WireFormatError
+from ..errors import LlmRxError, NonStreamBodyError, WireFormatError
 from ..events import Event
 from .anthropic import AnthropicDecoder
 from .base import Decoder, attach_events
@@ -66,11 +66,13 @@ def make_decoder(provider: ProviderName, max_frame: int = DEFAULT_MAX_FRAME) -> 
 
 
 def _nonstream_error(provider: str, head: bytes, expected: str | None = None) -> WireFormatError:
+    """A non-stream body: the expected provider's (or, none expected, any provider's) is a
+    ``NonStreamBodyError``, read as the reply it is; another provider's is refused."""
     stream = f"a {expected} event stream" if expected else "a stream"
-    return WireFormatError(
-        f"the body is a non-stream {provider} response (one JSON object), not {stream}",
-        head[:200],
-    )
+    message = f"the body is a non-stream {provider} response (one JSON object), not {stream}"
+    if expected is not None and expected != provider:
+        return WireFormatError(message, head[:200])
+    return NonStreamBodyError(message, head[:200], provider=provider)
 
 
 class _Wrapper(Decoder):
@@ -108,10 +110,10 @@ class _Wrapper(Decoder):
 class CheckedDecoder(_Wrapper):
     """``inner``, the decoder of the provider given, and a look at the first frames: until
     they tell whose stream it is, each read goes past a :class:`HeadScanner` first. A frame
-    that only another provider sends (or another provider's non-stream body) is a
-    ``WireFormatError`` raised from the ``decode`` call that completed it, with the frame,
-    before ``inner`` reads it. The provider's own non-stream body is left to ``inner`` (an
-    Ollama body is one line of its stream: ``from_native`` reads it so)."""
+    that only another provider sends is a ``WireFormatError`` raised from the ``decode`` call
+    that completed it, with the frame, before ``inner`` reads it, and so is another
+    provider's non-stream body; the provider's own non-stream body is a
+    ``NonStreamBodyError`` (the sources then read it as the reply it is)."""
 
     def __init__(self, inner: Decoder, provider: ProviderId) -> None:
         super().__init__()
@@ -143,11 +145,9 @@ class CheckedDecoder(_Wrapper):
             return
         if scanner.nonstream is not None:
             self._scanner = None
-            if scanner.nonstream != self.expected:  # (its own body: for the decoder to say)
-                raise self._fail_with(
-                    _nonstream_error(scanner.nonstream, scanner.head, self.expected)
-                )
-            return
+            raise self._fail_with(
+                _nonstream_error(scanner.nonstream, scanner.head, self.expected)
+            )
         verdict = scanner.verdict
         if told and verdict is not None and verdict.strong:
             self._scanner = None

@@ -19,7 +19,15 @@ import orjson
 
 from ..errors import WireFormatError
 
-__all__ = ["SNIFF_LIMIT", "HeadScanner", "Verdict", "foreign_frame", "looks_nonstream", "sniff"]
+__all__ = [
+    "SNIFF_LIMIT",
+    "HeadScanner",
+    "Verdict",
+    "foreign_frame",
+    "looks_nonstream",
+    "nonstream_provider",
+    "sniff",
+]
 
 #: How many bytes of frames (not of comments or blank lines) are read before giving up.
 SNIFF_LIMIT = 64 * 1024
@@ -118,7 +126,7 @@ def _top_level_type(payload: bytes) -> str:
     return kind if isinstance(kind, str) else ""
 
 
-def _nonstream_of(value: dict[str, Any]) -> str | None:
+def nonstream_provider(value: dict[str, Any]) -> str | None:
     """The provider whose non-stream body the JSON object ``value`` is, if any."""
     kind = value.get("object")
     if kind == "chat.completion":
@@ -138,6 +146,11 @@ def _nonstream_of(value: dict[str, Any]) -> str | None:
         return "cohere"
     if "done" in value and ("message" in value or "response" in value):
         return "ollama"
+    choices = value.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and (
+        "message" in choices[0]
+    ):
+        return "openai-chat"  # (a compatible host that leaves ``object`` out)
     return None
 
 
@@ -150,7 +163,7 @@ def _one_line(value: Any) -> str | None:
     """
     if not isinstance(value, dict):
         return None
-    provider = _nonstream_of(value)
+    provider = nonstream_provider(value)
     if provider == "ollama":
         message = value.get("message")
         message = message if isinstance(message, dict) else {}
@@ -189,7 +202,7 @@ def looks_nonstream(head: bytes) -> str | None:
             if marker.search(text):
                 return provider
         return None
-    return _nonstream_of(value) if isinstance(value, dict) else None
+    return nonstream_provider(value) if isinstance(value, dict) else None
 
 
 class HeadScanner:

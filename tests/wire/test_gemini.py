@@ -687,10 +687,14 @@ def test_gemini_frame_not_an_object_is_a_wire_format_error() -> None:
         assert "not a JSON object" in error.message
 
 
-def test_gemini_non_stream_body_is_not_a_stream() -> None:
+def test_gemini_non_stream_body_is_not_a_stream_but_reads_as_its_reply() -> None:
     body = orjson.dumps(chunk(text("x"), finish="STOP"))
+    decoder = GeminiDecoder()
+    decoder.decode(body)
     with pytest.raises(LlmRxError, match="not a gemini event stream"):
-        llm_rx.reassemble(body, "gemini")
+        decoder.flush()
+    response = llm_rx.reassemble(body, "gemini")  # (a GenerateContentResponse: the reply)
+    assert (response.text, response.complete) == ("x", True)
 
 
 @pytest.mark.parametrize("body", [b"", b"  \r\n", b"["], ids=["empty", "blank", "bracket"])

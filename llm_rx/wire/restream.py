@@ -11,7 +11,9 @@ chunk per choice (the message as the delta) and a usage chunk; an Anthropic mess
 ``message_start`` with the content given whole, ``message_delta`` and ``message_stop``; a
 Responses ``response`` becomes ``response.created``, one ``output_item.done`` per item and
 the terminal event its status names; a Bedrock ``Converse`` body becomes the event-stream
-messages of ``ConverseStream``.
+messages of ``ConverseStream``; a legacy ``text_completion`` is one chunk of its stream; a
+Cohere v2 chat body becomes ``message-start``, its tool plan, content, tool calls and
+citations, each started whole, and ``message-end``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any
 
 import orjson
 
-from ..wire.eventstream import encode_message
+from .eventstream import encode_message
+from .sniffing import nonstream_provider
 
 __all__ = ["RESTREAMERS", "nonstream_provider", "restream"]
 
@@ -147,13 +150,52 @@ def _bedrock(body: dict[str, Any]) -> bytes:
     )
 
 
+def _openai_completions(body: dict[str, Any]) -> bytes:
+    return _sse([(None, body)]) + b"data: [DONE]\n\n"  # (a chunk has the body's shape)
+
+
+def _cohere(body: dict[str, Any]) -> bytes:
+    message = body.get("message")
+    message = message if isinstance(message, dict) else {}
+    frames: list[tuple[str | None, dict[str, Any]]] = [("message-start", {
+        "id": body.get("id"), "type": "message-start",
+        "delta": {"message": {"role": message.get("role", "assistant")}},
+    })]
+
+    def add(kind: str, index: int | None, field: str, value: Any) -> None:
+        frame: dict[str, Any] = {"type": kind}
+        if index is not None:
+            frame["index"] = index
+        frame["delta"] = {"message": {field: value}}
+        frames.append((kind, frame))
+
+    if message.get("tool_plan"):
+        add("tool-plan-delta", None, "tool_plan", message["tool_plan"])
+    for index, item in enumerate(message.get("content") or ()):
+        add("content-start", index, "content", item)
+        frames.append(("content-end", {"type": "content-end", "index": index}))
+    for index, call in enumerate(message.get("tool_calls") or ()):
+        add("tool-call-start", index, "tool_calls", call)
+        frames.append(("tool-call-end", {"type": "tool-call-end", "index": index}))
+    for index, citation in enumerate(message.get("citations") or ()):
+        add("citation-start", index, "citations", citation)
+        frames.append(("citation-end", {"type": "citation-end", "index": index}))
+    end: dict[str, Any] = {"finish_reason": body.get("finish_reason")}
+    if "usage" in body:
+        end["usage"] = body["usage"]
+    frames.append(("message-end", {"type": "message-end", "delta": end}))
+    return _sse(frames)
+
+
 #: provider id -> its non-stream body re-framed as its stream
 RESTREAMERS: dict[str, Callable[[dict[str, Any]], bytes]] = {
     "anthropic": _anthropic,
     "bedrock-converse": _bedrock,
+    "cohere": _cohere,
     "gemini": _gemini,
     "ollama": _ollama,
     "openai-chat": _openai_chat,
+    "openai-completions": _openai_completions,
     "openai-responses": _openai_responses,
 }
 
@@ -161,26 +203,3 @@ RESTREAMERS: dict[str, Callable[[dict[str, Any]], bytes]] = {
 def restream(body: dict[str, Any], provider: str) -> bytes:
     """``body`` (``provider``'s non-stream JSON) as the bytes of ``provider``'s stream."""
     return RESTREAMERS[provider](body)
-
-
-def nonstream_provider(body: dict[str, Any]) -> str | None:
-    """The provider whose non-stream body ``body`` is, told by the fields only it has."""
-    kind = body.get("object")
-    if kind == "chat.completion":
-        return "openai-chat"
-    if kind == "response":
-        return "openai-responses"
-    if body.get("type") == "message" and body.get("role") == "assistant":
-        return "anthropic"
-    if "candidates" in body or "usageMetadata" in body or "promptFeedback" in body:
-        return "gemini"
-    if isinstance(body.get("output"), dict) and "stopReason" in body:
-        return "bedrock-converse"
-    if "done" in body and ("message" in body or "response" in body):
-        return "ollama"
-    choices = body.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and (
-        "message" in choices[0]
-    ):
-        return "openai-chat"  # (a compatible host that leaves out ``object``)
-    return None
