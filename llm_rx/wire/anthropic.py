@@ -49,6 +49,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason
+from ._checks import array, mapping, optional_string, string
 from .anthropic_usage import usage_from_anthropic
 from .base import SSEPayloadDecoder, new_event
 from .sniffing import foreign_frame
@@ -191,7 +192,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
         raise ProviderError(message, raw)
 
     def _message_start(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        message = frame.get("message") or {}
+        message = mapping(frame.get("message") or {}, "message_start's message")
         message_id = message.get("id")
         if not self.started:
             self._start(out, message.get("model"), message_id)
@@ -214,12 +215,12 @@ class AnthropicDecoder(SSEPayloadDecoder):
         usage = message.get("usage")
         if isinstance(usage, dict):
             out.append(UsageUpdate(usage_from_anthropic(usage)))
-        for position, block in enumerate(message.get("content") or ()):
+        for position, block in enumerate(array(message.get("content") or [], "content")):
             self._block_start({"index": -1 - position, "content_block": block}, raw, out)
             self._block_stop({"index": -1 - position}, raw, out)
 
     def _message_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        delta = frame.get("delta") or {}
+        delta = mapping(frame.get("delta") or {}, "message_delta's delta")
         extra = {
             key: value
             for key, value in delta.items()
@@ -229,13 +230,15 @@ class AnthropicDecoder(SSEPayloadDecoder):
         extra.update(_extras(frame, _MESSAGE_DELTA_FIELDS) or {})
         if extra:
             out.append(MetadataUpdate(extra))
-        native = delta.get("stop_reason")
+        native = optional_string(delta.get("stop_reason") or None, "stop_reason")
         if native:
             reason = _STOP.get(native, "end_turn")
             stop_details = delta.get("stop_details")
             words = None
             if isinstance(stop_details, dict):
-                words = stop_details.get("explanation") or stop_details.get("type")
+                words = optional_string(
+                    stop_details.get("explanation") or stop_details.get("type") or None,
+                    "stop_details' explanation")
             self._stop = (reason, {"stop_reason": native, "stop_details": stop_details}, words)
             out.append(ChoiceEnd(0, reason, native))
         usage = frame.get("usage")
@@ -272,15 +275,15 @@ class AnthropicDecoder(SSEPayloadDecoder):
         if kind == "text":
             out.append(BlockStart(index, "text", meta=_extras(block, _TEXT_FIELDS)))
             if block.get("text"):
-                out.append(TextDelta(index, block["text"]))
-            for citation in block.get("citations") or ():
+                out.append(TextDelta(index, string(block["text"], "a text block's text")))
+            for citation in array(block.get("citations") or [], "citations"):
                 out.append(CitationDelta(index, citation))
         elif kind == "thinking":
             out.append(BlockStart(index, "thinking", meta=_extras(block, _THINKING_FIELDS)))
             if block.get("thinking"):
-                out.append(ThinkingDelta(index, block["thinking"]))
+                out.append(ThinkingDelta(index, string(block["thinking"], "thinking")))
             if block.get("signature"):
-                out.append(SignatureDelta(index, block["signature"]))
+                out.append(SignatureDelta(index, string(block["signature"], "signature")))
         elif kind == "redacted_thinking":
             out.append(BlockStart(index, "redacted_thinking"))
             if isinstance(block.get("data"), str):
@@ -290,8 +293,8 @@ class AnthropicDecoder(SSEPayloadDecoder):
                 BlockStart(
                     index,
                     "tool_call",
-                    id=block.get("id"),
-                    name=block.get("name"),
+                    id=optional_string(block.get("id"), "a tool_use id"),
+                    name=optional_string(block.get("name"), "a tool_use name"),
                     meta=_extras(block, _TOOL_FIELDS),
                 )
             )
@@ -322,15 +325,15 @@ class AnthropicDecoder(SSEPayloadDecoder):
             self._block_start({"index": wire, "content_block": {"type": implied}}, raw, out)
             index = self._blocks[wire]
         if kind == "text_delta":
-            out.append(TextDelta(index, delta.get("text", "")))
+            out.append(TextDelta(index, string(delta.get("text", ""), "text_delta's text")))
         elif kind == "thinking_delta":
-            out.append(ThinkingDelta(index, delta.get("thinking", "")))
+            out.append(ThinkingDelta(index, string(delta.get("thinking", ""), "thinking")))
         elif kind == "input_json_delta":
-            fragment = delta.get("partial_json", "")
+            fragment = string(delta.get("partial_json", ""), "partial_json")
             if fragment:
                 out.append(ToolArgsDelta(index, fragment))
         elif kind == "signature_delta":
-            out.append(SignatureDelta(index, delta.get("signature", "")))
+            out.append(SignatureDelta(index, string(delta.get("signature", ""), "signature")))
         elif kind == "citations_delta":
             out.append(CitationDelta(index, delta.get("citation")))
         else:
@@ -356,7 +359,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
     def _opaque_delta(opaque: _OpaqueBlock, delta: dict[str, Any]) -> None:
         _, _, fragments, texts = opaque
         if delta.get("type") == "input_json_delta":
-            fragments.append(delta.get("partial_json", ""))
+            fragments.append(string(delta.get("partial_json", ""), "partial_json"))
             return
         for key, value in delta.items():
             if key != "type" and isinstance(value, str):

@@ -23,6 +23,7 @@ import orjson
 from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event, MessageStart
 from . import fast
+from ._checks import check_depth
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
 __all__ = [
@@ -289,6 +290,7 @@ class Decoder(ABC):
             raise WireFormatError("a frame is not valid JSON", data) from None
         if not isinstance(payload, dict):
             raise WireFormatError("a frame is not a JSON object", data)
+        check_depth(payload, data)
         return payload
 
     def _run(

@@ -57,6 +57,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
+from ._checks import check_depth, optional_string
 from .base import Decoder, count_of, new_event
 from .eventstream import EventStreamDecoder, EventStreamMessage
 from .sse import DEFAULT_MAX_FRAME
@@ -249,6 +250,7 @@ class BedrockDecoder(Decoder):
             raise WireFormatError("an event's payload is not valid JSON", data) from None
         if not isinstance(payload, dict):
             raise WireFormatError("an event's payload is not a JSON object", data)
+        check_depth(payload, data)
         return payload
 
     def _exception(self, frame: EventStreamMessage, out: list[Event]) -> LlmRxError:
@@ -346,7 +348,9 @@ class BedrockDecoder(Decoder):
             self._had_tools = True
             extra = {key: value for key, value in tool.items()
                      if key not in ("toolUseId", "name", "input")}
-            self._open(wire, "tool_call", out, id=tool.get("toolUseId"), name=tool.get("name"),
+            self._open(wire, "tool_call", out,
+                       id=optional_string(tool.get("toolUseId"), "a toolUseId"),
+                       name=optional_string(tool.get("name"), "a tool's name"),
                        meta={"toolUse": extra} if extra else None)
             given = tool.get("input")
             if given:  # input given whole at the start

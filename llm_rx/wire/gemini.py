@@ -51,6 +51,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
+from ._checks import array, check_depth, integer, mapping, optional_string
 from .base import (
     ByteTemplate,
     ChangedFields,
@@ -393,6 +394,7 @@ class GeminiDecoder(SSEPayloadDecoder):
             raise WireFormatError("an array element is not valid JSON", element) from None
         if not isinstance(payload, dict):
             raise WireFormatError("an array element is not a JSON object", element)
+        check_depth(payload, element)
         return payload
 
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
@@ -455,6 +457,7 @@ class GeminiDecoder(SSEPayloadDecoder):
                 except orjson.JSONDecodeError:
                     text = usage = None
                 if text.__class__ is str and usage.__class__ is dict:
+                    check_depth(usage, data)
                     if text:
                         out.append(new_event(TextDelta, (spans.block, text)))
                     self._usage(usage, out)
@@ -466,6 +469,7 @@ class GeminiDecoder(SSEPayloadDecoder):
         if chunk.__class__ is not dict:  # the general path says what is wrong with it
             self._event(SSEEvent("message", data), out)
             return
+        check_depth(chunk, data)
         fast = self._fast
         if fast is not None and tuple(chunk) == fast.keys and self._same(chunk, fast.extras):
             # The hot path: a chunk shaped like the last plain one (one candidate, one text
@@ -564,13 +568,14 @@ class GeminiDecoder(SSEPayloadDecoder):
                 self._blocked = str(feedback.get("blockReasonMessage") or feedback["blockReason"])
         candidates = chunk.get("candidates")
         if candidates:
-            for candidate in candidates:
-                self._candidate(candidate, out)
+            for candidate in array(candidates, "candidates"):
+                self._candidate(mapping(candidate, "a candidate"), out)
         self._usage(chunk.get("usageMetadata"), out)
         self._learn_shape(chunk, raw)
 
     def _usage(self, usage: Any, out: list[Event]) -> None:
         if usage and usage != self._last_usage:
+            mapping(usage, "usageMetadata")
             # Gemini repeats its cumulative counts on every chunk. The first snapshot (and
             # one that reports another set of counts) goes out at once, after the one held;
             # the running repeats are held and the latest goes out before the reply ends (or
@@ -587,16 +592,16 @@ class GeminiDecoder(SSEPayloadDecoder):
                 self._usage_due = True
 
     def _candidate(self, raw: dict[str, Any], out: list[Event]) -> None:
-        number = raw.get("index", 0)
+        number = integer(raw.get("index", 0), "a candidate's index")
         cand = self._candidates.get(number)
         if cand is None:
             cand = self._candidates[number] = _Candidate(number)
         content = raw.get("content")
         if content:
-            parts = content.get("parts")
+            parts = mapping(content, "a candidate's content").get("parts")
             if parts:
-                for part in parts:
-                    self._part(cand, part, out)
+                for part in array(parts, "parts"):
+                    self._part(cand, mapping(part, "a part"), out)
         changed = cand.fields.changes(raw)
         if changed:
             out.append(MetadataUpdate(changed, number))
@@ -610,17 +615,17 @@ class GeminiDecoder(SSEPayloadDecoder):
             reason = _STOP.get(str(name), "end_turn")
             cand.reason = "tool_use" if reason == "end_turn" and cand.had_calls else reason
             cand.native = native
-            cand.words = raw.get("finishMessage")
+            cand.words = optional_string(raw.get("finishMessage"), "finishMessage")
             out.append(ChoiceEnd(number, cand.reason, native))
 
     def _part(self, cand: _Candidate, part: dict[str, Any], out: list[Event]) -> None:
-        text = part.get("text")
+        text = optional_string(part.get("text"), "a part's text")
         if len(part) == 1 and cand.kind == "text" and text:  # the common case: more text
             out.append(new_event(TextDelta, (cand.block, text)))
             return
         if text.__class__ is str:
             kind = "thinking" if part.get("thought") else "text"
-            signature = part.get("thoughtSignature")
+            signature = optional_string(part.get("thoughtSignature"), "thoughtSignature")
             plain = signature is None and part.keys() <= _TEXT_FIELDS
             if plain and (cand.kind == kind or not text):
                 if not text:
@@ -654,14 +659,16 @@ class GeminiDecoder(SSEPayloadDecoder):
         self, cand: _Candidate, part: dict[str, Any], call: dict[str, Any], out: list[Event]
     ) -> None:
         more = bool(call.get("willContinue"))
-        signature = part.get("thoughtSignature")
+        signature = optional_string(part.get("thoughtSignature"), "thoughtSignature")
         index = cand.block
         if cand.args is None or "name" in call:  # a new call
             if not call and signature is None:
                 return  # a "{}" terminator with no call streaming: nothing to end
             cand.had_calls = True
             extra = {key: value for key, value in part.items() if key not in _CALL_FIELDS}
-            index = self._open(cand, "tool_call", out, id=call.get("id"), name=call.get("name"),
+            index = self._open(cand, "tool_call", out,
+                               id=optional_string(call.get("id"), "a functionCall's id"),
+                               name=optional_string(call.get("name"), "a functionCall's name"),
                                meta={"part": extra} if extra else None)
             cand.args = _Args()
         assert index is not None
@@ -671,8 +678,8 @@ class GeminiDecoder(SSEPayloadDecoder):
         args = call.get("args")
         if args is not None:
             out.append(ToolArgsDelta(index, orjson.dumps(args).decode()))
-        for arg in call.get("partialArgs") or ():
-            fragment = cand.args.add(arg)
+        for arg in array(call.get("partialArgs") or [], "partialArgs"):
+            fragment = cand.args.add(mapping(arg, "a partialArgs entry"))
             if fragment:
                 out.append(ToolArgsDelta(index, fragment))
         if not more:

@@ -46,6 +46,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
+from ._checks import check_depth, optional_string
 from .base import (
     BATCH,
     BATCH_TRIES,
@@ -250,6 +251,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
                             self._learning -= 1
                             self._usual = _Usual.learn(line, frame["created_at"], content)
                         return
+        check_depth(frame, line)
         if not self.started:
             self._first(frame, line, out)
         message = frame.get("message")
@@ -364,7 +366,8 @@ class OllamaDecoder(NDJSONPayloadDecoder):
              if key not in ("name", "arguments")}
         )
         index = self._block(
-            "tool_call", out, id=call.get("id"), name=function.get("name"), meta=meta or None
+            "tool_call", out, id=optional_string(call.get("id"), "a tool call's id"),
+            name=optional_string(function.get("name"), "a tool call's name"), meta=meta or None
         )
         arguments = function.get("arguments")
         if isinstance(arguments, str):

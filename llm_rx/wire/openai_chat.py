@@ -40,6 +40,15 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
+from ._checks import (
+    WireTypeError,
+    array,
+    check_depth,
+    integer,
+    mapping,
+    optional_string,
+    string,
+)
 from .base import ChangedFields, SSEPayloadDecoder, count_of, new_event
 from .sniffing import foreign_frame
 from .sse import SSEEvent
@@ -289,6 +298,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             raise WireFormatError(
                 f"a {self.foreign_object} chunk is no frame of an {self.provider} stream", data
             )
+        check_depth(chunk, data)
         error = chunk.get("error")
         if name == "error" or error:
             self._usage(chunk, out)
@@ -314,8 +324,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             out.append(MetadataUpdate(self._pending_extra))
             self._pending_extra = {}
         if choices:
-            for raw_choice in choices:
-                self._choice(raw_choice, out)
+            for raw_choice in array(choices, "choices"):
+                self._choice(mapping(raw_choice, "a choice"), out)
         self._usage(chunk, out)
         if self._shortcuts and choices and len(choices) == 1:
             raw = choices[0]
@@ -399,22 +409,22 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             out.append(BlockStop(index))
 
     def _choice(self, raw: dict[str, Any], out: list[Event]) -> None:
-        number = raw.get("index", 0)
+        number = integer(raw.get("index", 0), "a choice's index")
         choice = self._choices.get(number)
         if choice is None:
             choice = self._choices[number] = _Choice(number)
         delta = raw.get("delta")
         if delta:
-            self._delta(choice, delta, out)
+            self._delta(choice, mapping(delta, "a delta"), out)
         changed = choice.fields.changes(raw)
         if changed:
             out.append(MetadataUpdate(changed, number))
         logprobs = raw.get("logprobs")
         if logprobs:
             for channel in ("content", "refusal"):
-                items = logprobs.get(channel)
+                items = mapping(logprobs, "logprobs").get(channel)
                 if items:
-                    out.append(LogprobsDelta(number, channel, tuple(items)))
+                    out.append(LogprobsDelta(number, channel, tuple(array(items, channel))))
         usage = raw.get("usage")  # Moonshot puts usage on the choice
         if isinstance(usage, dict) and usage != self._last_usage:
             self._last_usage = usage
@@ -442,7 +452,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             return  # the usual first delta (a role, an empty text): nothing to decode
         details = delta.get("reasoning_details")
         if details:
-            self._reasoning_details(choice, details, delta, out)
+            self._reasoning_details(choice, array(details, "reasoning_details"), delta, out)
         else:
             for field in ("reasoning_content", "reasoning"):
                 text = delta.get(field)
@@ -460,14 +470,15 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                 self._content_parts(choice, content, out)
         refusal = delta.get("refusal")
         if refusal:
+            string(refusal, "refusal")
             choice.had_refusal = True
             if choice.refusal is None:
                 choice.refusal = self._open(choice, out, "refusal")
             out.append(RefusalDelta(choice.refusal, refusal))
         tool_calls = delta.get("tool_calls")
         if tool_calls:
-            for position, call in enumerate(tool_calls):
-                self._tool_call(choice, position, call, out)
+            for position, call in enumerate(array(tool_calls, "tool_calls")):
+                self._tool_call(choice, position, mapping(call, "a tool call"), out)
         function_call = delta.get("function_call")
         if isinstance(function_call, dict):  # the legacy single call: a tool call of its own
             self._tool_call(choice, 0, {"index": "function_call", "function": function_call,
@@ -476,7 +487,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         if annotations:
             if choice.text is None:
                 choice.text = self._open(choice, out, "text")
-            for annotation in annotations:
+            for annotation in array(annotations, "annotations"):
                 out.append(CitationDelta(choice.text, annotation))
         if not delta.keys() <= _KNOWN_DELTA:
             for key, value in delta.items():
@@ -497,11 +508,12 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                 continue
             kind = part.get("type")
             if kind == "text" and part.get("text"):
-                self._text(choice, part["text"], out)
+                self._text(choice, string(part["text"], "a text part's text"), out)
             elif kind == "thinking":
                 pieces = part.get("thinking")
                 texts = (
-                    [p.get("text", "") for p in pieces if isinstance(p, dict)]
+                    [string(p.get("text", ""), "a thinking piece's text")
+                     for p in pieces if isinstance(p, dict)]
                     if isinstance(pieces, list)
                     else [pieces] if isinstance(pieces, str) else []
                 )
@@ -523,6 +535,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             if not isinstance(item, dict):
                 continue
             key = item.get("index", position)
+            if not isinstance(key, (int, str)):
+                raise WireTypeError(f"a reasoning_details index is {key!r}")
             kind = item.get("type")
             index = choice.details.get(key)
             if index is None:
@@ -549,9 +563,11 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         self, choice: _Choice, position: int, call: dict[str, Any], out: list[Event]
     ) -> None:
         choice.had_tools = True
-        call_id = call.get("id") or None
-        function = call.get("function") or {}
+        call_id = optional_string(call.get("id") or None, "a tool call's id")
+        function = mapping(call.get("function") or {}, "a tool call's function")
         key = call.get("index")
+        if not isinstance(key, (int, str, type(None))):
+            raise WireTypeError(f"a tool call's index is {key!r}")
         if key is None:  # Mistral: no index; each listed call with an id is its own call
             key = ("id", call_id) if call_id else None
         entry = choice.tools.get(key) if key is not None else None
@@ -563,7 +579,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         if entry is None:
             meta = {"type": call["type"]} if call.get("type") else None
             index = self._open(
-                choice, out, "tool_call", id=call_id, name=function.get("name"), meta=meta
+                choice, out, "tool_call", id=call_id,
+                name=optional_string(function.get("name"), "a tool call's name"), meta=meta
             )
             entry = (index, call_id)
             if key is not None:

@@ -74,6 +74,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
+from ._checks import array, check_depth, optional_string, string
 from .base import SSEPayloadDecoder, count_of, new_event
 from .sniffing import foreign_frame
 from .sse import SSEEvent
@@ -245,6 +246,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
             frame = self._json(event)  # raises the error the base class would
         if type(frame) is not dict:
             frame = self._json(event)
+        check_depth(frame, event.data)
         kind = frame.get("type")
         if not isinstance(kind, str):
             kind = event.event
@@ -388,8 +390,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
             raise ProtocolError(f"output item {key} was added twice", raw)
         item = self._new_item(key, body)
         if item.type in _TOOL_ITEMS:
-            self._open(item, ("args", 0), "tool_call", out, id=body.get("call_id"),
-                       name=body.get("name"))
+            self._open(item, ("args", 0), "tool_call", out, **_call_fields(body))
 
     def _item_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         body = frame.get("item")
@@ -409,7 +410,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
             self._reasoning_done(item, body, out)
         elif kind in _TOOL_ITEMS:
             args = item.parts.get(("args", 0)) or self._open(
-                item, ("args", 0), "tool_call", out, id=body.get("call_id"), name=body.get("name")
+                item, ("args", 0), "tool_call", out, **_call_fields(body)
             )
             self._args_whole(args, body.get(_TOOL_ITEMS[kind]), out)
         else:
@@ -503,10 +504,10 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         if part is None or not part.open:
             part = self._part(frame, _TEXT, out)
         part.streamed = True
-        out.append(new_event(TextDelta, (part.index, frame.get("delta", ""))))
+        out.append(new_event(TextDelta, (part.index, string(frame.get("delta", ""), "delta"))))
         logprobs = frame.get("logprobs")
         if logprobs:
-            out.append(LogprobsDelta(0, "content", tuple(logprobs)))
+            out.append(LogprobsDelta(0, "content", tuple(array(logprobs, "logprobs"))))
 
     def _delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         spec = _PARTS[frame["type"].rpartition(".")[0]]
@@ -514,7 +515,8 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         if part is None or not part.open:
             part = self._part(frame, spec, out)
         part.streamed = True
-        out.append(new_event(_DELTAS[part.kind], (part.index, frame.get("delta", ""))))
+        out.append(new_event(_DELTAS[part.kind], (part.index, string(frame.get("delta", ""),
+                                                                     "delta"))))
 
     def _args_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         part = self._hot.get((frame.get("output_index"), "args", 0))
@@ -602,15 +604,21 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
             out.append(_DELTAS[part.kind](part.index, text))
             logprobs = body.get("logprobs")
             if logprobs and part.kind == "text":
-                out.append(LogprobsDelta(0, "content", tuple(logprobs)))
+                out.append(LogprobsDelta(0, "content", tuple(array(logprobs, "logprobs"))))
         annotations = body.get("annotations")
         if not part.cited and annotations:
             part.cited = True
-            for annotation in annotations:
+            for annotation in array(annotations, "annotations"):
                 out.append(CitationDelta(part.index, annotation))
         if close:
             part.open = False
             out.append(BlockStop(part.index))
+
+
+def _call_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """A tool call item's id and name, checked (strings or absent)."""
+    return {"id": optional_string(body.get("call_id"), "a tool call's call_id"),
+            "name": optional_string(body.get("name"), "a tool call's name")}
 
 
 def _error_message(error: Any, default: str = "the provider reported an error") -> str:

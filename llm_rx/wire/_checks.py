@@ -1,0 +1,111 @@
+"""Type checks for wire values where they enter a decoder, and the nesting limit.
+
+A frame of valid JSON can still hold a value of the wrong type (a ``text`` that is ``5``, an
+``index`` that is ``"a"``, ``candidates`` that is ``true``). Each decoder checks the values it
+reads before they go into an event, so nothing malformed reaches the builder or the
+``Response`` model. A wrong type raises :class:`WireTypeError` (a ``TypeError``), which the
+decoder's frame loop turns into a :class:`~llm_rx.errors.WireFormatError` carrying the frame.
+
+Values kept whole (opaque blocks, metadata, tool inputs) are copied, compared and dumped by
+recursive code, so a frame nested deeper than :data:`MAX_DEPTH` is refused
+(:func:`check_depth`): a cheap byte count rules out almost every frame before any walk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import WireFormatError
+
+__all__ = [
+    "MAX_DEPTH",
+    "WireTypeError",
+    "array",
+    "check_depth",
+    "integer",
+    "mapping",
+    "optional_integer",
+    "optional_string",
+    "string",
+]
+
+#: The deepest nesting of arrays and objects a frame may have (orjson itself refuses 1024).
+MAX_DEPTH = 128
+
+
+class WireTypeError(TypeError):
+    """A wire value of the wrong type (the frame loop makes it a ``WireFormatError``)."""
+
+
+def _wrong(value: Any, what: str, expected: str) -> WireTypeError:
+    shown = repr(value)
+    if len(shown) > 40:
+        shown = shown[:40] + "..."
+    return WireTypeError(f"{what} is {shown}, not {expected}")
+
+
+def string(value: Any, what: str) -> str:
+    """``value`` if it is a string."""
+    if value.__class__ is str:
+        return value
+    raise _wrong(value, what, "a string")
+
+
+def optional_string(value: Any, what: str) -> str | None:
+    """``value`` if it is a string or ``None``."""
+    if value is None or value.__class__ is str:
+        return value
+    raise _wrong(value, what, "a string")
+
+
+def integer(value: Any, what: str) -> int:
+    """``value`` if it is an integer (not a ``bool``, not a float)."""
+    if value.__class__ is int:
+        return value
+    raise _wrong(value, what, "an integer")
+
+
+def optional_integer(value: Any, what: str) -> int | None:
+    """``value`` if it is an integer or ``None``."""
+    if value is None or value.__class__ is int:
+        return value
+    raise _wrong(value, what, "an integer")
+
+
+def mapping(value: Any, what: str) -> dict[str, Any]:
+    """``value`` if it is a JSON object."""
+    if value.__class__ is dict:
+        return value
+    raise _wrong(value, what, "an object")
+
+
+def array(value: Any, what: str) -> list[Any]:
+    """``value`` if it is a JSON array."""
+    if value.__class__ is list:
+        return value
+    raise _wrong(value, what, "an array")
+
+
+def check_depth(value: Any, data: bytes) -> None:
+    """Refuse a frame (``data``, parsed to ``value``) nested deeper than :data:`MAX_DEPTH`.
+
+    A frame that deep has more than ``MAX_DEPTH`` opening brackets; counting them is C-level
+    work, so only such frames (rare, and then mostly long texts with brackets) are walked.
+    """
+    if len(data) <= 2 * MAX_DEPTH or data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return
+    level: list[Any] = [value]
+    for _ in range(MAX_DEPTH):
+        below: list[Any] = []
+        for node in level:
+            if node.__class__ is dict:
+                below.extend(item for item in node.values() if item.__class__ in _NESTING)
+            elif node.__class__ is list:
+                below.extend(item for item in node if item.__class__ in _NESTING)
+        if not below:
+            return
+        level = below
+    raise WireFormatError(f"a frame is nested deeper than {MAX_DEPTH} levels", data)
+
+
+_NESTING = (dict, list)
