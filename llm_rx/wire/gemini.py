@@ -380,8 +380,10 @@ class GeminiDecoder(SSEPayloadDecoder):
         assert self._array is not None
         try:
             self._array.flush()
-        except LlmRxError as error:
-            raise self._fail(error, out, start=True) from None
+        except LlmRxError as error:  # (a cut array opens the message; bytes that are no
+            # array at all, refused at EOF, do not)
+            start = not isinstance(error, WireFormatError)
+            raise self._fail(error, out, start=start) from None
         return out  # (closed and not finished cannot be: the "]" ends the reply)
 
     def _array_element(self, element: bytes, out: list[Event]) -> None:
