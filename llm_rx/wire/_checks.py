@@ -8,7 +8,8 @@ decoder's frame loop turns into a :class:`~llm_rx.errors.WireFormatError` carryi
 
 Values kept whole (opaque blocks, metadata, tool inputs) are copied, compared and dumped by
 recursive code, so a frame nested deeper than :data:`MAX_DEPTH` is refused
-(:func:`check_depth`): a cheap byte count rules out almost every frame before any walk.
+(:func:`check_depth`): a cheap byte count rules out almost every frame before any walk. A
+decoder whose fast path drops some fields unread checks only the fields it may keep.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ __all__ = [
     "check_depth",
     "integer",
     "mapping",
+    "maybe_too_deep",
     "optional_integer",
     "optional_string",
     "string",
+    "too_deep",
 ]
 
 #: The deepest nesting of arrays and objects a frame may have (orjson itself refuses 1024).
@@ -87,13 +90,21 @@ def array(value: Any, what: str) -> list[Any]:
 
 
 def check_depth(value: Any, data: bytes) -> None:
-    """Refuse a frame (``data``, parsed to ``value``) nested deeper than :data:`MAX_DEPTH`.
+    """Refuse a frame (``data``, parsed to ``value``) nested deeper than :data:`MAX_DEPTH`."""
+    if maybe_too_deep(data) and too_deep(value):
+        raise WireFormatError(f"a frame is nested deeper than {MAX_DEPTH} levels", data)
 
-    A frame that deep has more than ``MAX_DEPTH`` opening brackets; counting them is C-level
-    work, so only such frames (rare, and then mostly long texts with brackets) are walked.
-    """
-    if len(data) <= 2 * MAX_DEPTH or data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
-        return
+
+def maybe_too_deep(data: bytes) -> bool:
+    """Whether a frame could be nested deeper than :data:`MAX_DEPTH`: it then has more than
+    ``MAX_DEPTH`` opening brackets. Counting them is C-level work, so only such frames (rare,
+    and then mostly long texts with brackets) are walked."""
+    return len(data) > 2 * MAX_DEPTH and data.count(b"[") + data.count(b"{") > MAX_DEPTH
+
+
+def too_deep(value: Any) -> bool:
+    """Whether ``value`` nests arrays and objects deeper than :data:`MAX_DEPTH` (walked level
+    by level, without recursion)."""
     level: list[Any] = [value]
     for _ in range(MAX_DEPTH):
         below: list[Any] = []
@@ -103,9 +114,9 @@ def check_depth(value: Any, data: bytes) -> None:
             elif node.__class__ is list:
                 below.extend(item for item in node if item.__class__ in _NESTING)
         if not below:
-            return
+            return False
         level = below
-    raise WireFormatError(f"a frame is nested deeper than {MAX_DEPTH} levels", data)
+    return True
 
 
 _NESTING = (dict, list)

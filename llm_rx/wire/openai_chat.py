@@ -41,13 +41,15 @@ from ..events import (
 )
 from ..response import StopReason, Usage
 from ._checks import (
+    MAX_DEPTH,
     WireTypeError,
     array,
-    check_depth,
     integer,
     mapping,
+    maybe_too_deep,
     optional_string,
     string,
+    too_deep,
 )
 from .base import ChangedFields, SSEPayloadDecoder, count_of, new_event
 from .sniffing import foreign_frame
@@ -169,6 +171,9 @@ class _Choice:
 # the general path reads only once (id, model, ...), padding, and per-token values.
 _LAYOUT_IGNORES = _CHUNK_FIELDS - {"usage"} | {"choices"}
 _CHOICE_LAYOUT_IGNORES = frozenset({"delta", "token_ids", "text"})
+# Fields no part of a reply keeps whole (the served model and id are kept only as strings).
+_NEVER_KEPT = frozenset({"id", "object", "model", "obfuscation"})
+_CHOICE_NEVER_KEPT = frozenset({"token_ids", "text"})
 
 
 class _Layout(NamedTuple):
@@ -298,7 +303,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             raise WireFormatError(
                 f"a {self.foreign_object} chunk is no frame of an {self.provider} stream", data
             )
-        check_depth(chunk, data)
+        if maybe_too_deep(data) and too_deep(self._kept(chunk)):
+            raise WireFormatError(f"a frame is nested deeper than {MAX_DEPTH} levels", data)
         error = chunk.get("error")
         if name == "error" or error:
             self._usage(chunk, out)
@@ -333,6 +339,21 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             if delta.__class__ is dict and len(delta) == 1:  # (see ``_learn_layout``)
                 # Learnt when the next frame arrives, not now: this frame's events go out first.
                 self._to_learn = (chunk, raw, data)
+
+    def _kept(self, chunk: dict[str, Any]) -> dict[str, Any]:
+        """The fields of a chunk a reply may keep (those the fast path skips unread are
+        dropped by the general path too): what the nesting limit applies to."""
+        kept = {key: value for key, value in chunk.items() if key not in _NEVER_KEPT}
+        if "created" in self._fields.values:  # (only the first one is kept)
+            kept.pop("created", None)
+        choices = kept.get("choices")
+        if choices.__class__ is list:
+            kept["choices"] = [
+                {key: value for key, value in choice.items() if key not in _CHOICE_NEVER_KEPT}
+                if choice.__class__ is dict else choice
+                for choice in choices
+            ]
+        return kept
 
     def _learn_layout(self, chunk: dict[str, Any], raw: Any, data: bytes) -> None:
         """Remember the shape of a plain text or argument-fragment chunk for :meth:`_data`
