@@ -15,6 +15,8 @@ from llm_rx.response import Response, TextBlock
 from llm_rx.wire.eventstream import encode_message
 from llm_rx.wire.registry import SNIFF_LIMIT
 
+from .captures import capture
+from .fuzz.checks import fast_paths_off
 from .helpers import outcome
 
 _ANTHROPIC_START = b'data: {"type":"message_start","message":{"id":"m","model":"c"}}\n\n'
@@ -135,6 +137,18 @@ def test_openai_chat_tool_call_name_not_a_string() -> None:
     bad = (b'{"id":"c","model":"g","choices":[{"index":0,"delta":{"tool_calls":'
            b'[{"index":0,"id":"t","function":{"name":5,"arguments":""}}]}}]}')
     _refused(_OPENAI_FIRST + _sse(bad), "openai-chat", bad, "name")
+
+
+def test_openai_chat_choices_not_a_list_same_with_the_fast_path_off() -> None:
+    # bug class: the fast path took len() of any "choices", the general path skipped a false one
+    data = capture("openai/chat-gpt41-nano-text.sse").data
+    frames = data.split(b"\n\n")
+    frames[40] = frames[40].replace(frames[40][frames[40].index(b'"choices":') :
+                                              frames[40].index(b',"usage"')], b'"choices":false')
+    body = b"\n\n".join(frames)
+    with fast_paths_off():
+        slow = outcome([body], "openai-chat")
+    assert outcome([body], "openai-chat") == slow
 
 
 _RESPONSES_START = _sse(b'{"type":"response.created","response":{"id":"r","model":"g"}}')
