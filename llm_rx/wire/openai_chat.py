@@ -330,7 +330,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
             out.append(MetadataUpdate(self._pending_extra))
             self._pending_extra = {}
         if choices:
-            for raw_choice in array(choices, "choices"):
+            for raw_choice in choices:
                 self._choice(mapping(raw_choice, "a choice"), out)
         self._usage(chunk, out)
         if self._shortcuts and choices and len(choices) == 1:

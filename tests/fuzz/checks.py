@@ -25,8 +25,7 @@ from typing import Any
 import llm_rx
 from llm_rx import operators as lxo
 from llm_rx.errors import LlmRxError
-from llm_rx.wire.base import Decoder
-from llm_rx.wire.openai_chat import OpenAIChatDecoder
+from llm_rx.wire import fast_paths
 
 __all__ = ["Failure", "Hang", "check", "fast_paths_off"]
 
@@ -48,21 +47,11 @@ class Failure:
         return (self.invariant, self.where)
 
 
-# The switches that turn a decoding shortcut off: (class, attribute).
-_SWITCHES = [(Decoder, "batch"), (OpenAIChatDecoder, "fast_path")]
-
-
 @contextmanager
 def fast_paths_off() -> Iterator[None]:
     """Every decoding shortcut switched off (the slow, frame-by-frame path only)."""
-    saved = [(owner, name, getattr(owner, name)) for owner, name in _SWITCHES]
-    for owner, name, _ in saved:
-        setattr(owner, name, False)
-    try:
+    with fast_paths(False):
         yield
-    finally:
-        for owner, name, value in saved:
-            setattr(owner, name, value)
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
