@@ -14,6 +14,7 @@ import llm_rx
 from llm_rx.response import Response, TextBlock
 from llm_rx.wire.eventstream import encode_message
 from llm_rx.wire.registry import SNIFF_LIMIT
+from llm_rx.wire.sse import SSEDecoder, SSEEvent
 
 from .captures import capture
 from .fuzz.checks import fast_paths_off
@@ -242,3 +243,12 @@ def test_frame_nested_within_the_limit_is_kept(provider: str) -> None:
     assert response.error is None or "nested" not in response.error.message
     assert "1" in str(response.model_dump(mode="json"))
     llm_rx.to_native(response, provider)
+
+
+def test_sse_empty_event_name_is_a_message_in_any_chunking() -> None:
+    # bug class: the batch path named an event "" where the general rules say "message"
+    body = b"event: \ndata: :\n\n"
+    decoder = SSEDecoder()
+    assert decoder.decode(body) == [SSEEvent("message", b":")]
+    single = SSEDecoder()
+    assert [e for byte in body for e in single.decode(bytes([byte]))] == [SSEEvent("message", b":")]

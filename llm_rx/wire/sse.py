@@ -270,7 +270,8 @@ class SSEDecoder:
     def _name(self, raw: bytes) -> str:
         name = self._names.get(raw)
         if name is None:
-            name = self._names[raw] = raw.decode("utf-8", "replace")
+            # (an empty name is no name: the event is a "message", as the general rules say)
+            name = self._names[raw] = raw.decode("utf-8", "replace") or "message"
         return name
 
     def _too_large(self, frame: bytes, events: list[Any]) -> FrameTooLargeError:
