@@ -288,7 +288,11 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         if data == b"[DONE]":
             self._done(out, inferred_from="[DONE]")
             return
-        self._chunk(self._json(event), data, event.event, out)
+        try:  # (not ``_json``: the nesting limit is ``_chunk``'s, on the fields it may keep)
+            chunk = _loads(data)
+        except orjson.JSONDecodeError:
+            chunk = self._json(event)  # raises the error the base class would
+        self._chunk(chunk, data, event.event, out)
 
     def _chunk(self, chunk: Any, data: bytes, name: str, out: list[Event]) -> None:
         """The general path: any chunk of any host."""
