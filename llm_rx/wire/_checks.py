@@ -62,9 +62,12 @@ def optional_string(value: Any, what: str) -> str | None:
 
 
 def integer(value: Any, what: str) -> int:
-    """``value`` if it is an integer (not a ``bool``, not a float)."""
+    """``value`` if it is an integer (not a float); a ``bool`` is the integer it equals, as
+    the fast paths' comparisons take it."""
     if value.__class__ is int:
         return value
+    if value.__class__ is bool:
+        return int(value)
     raise _wrong(value, what, "an integer")
 
 

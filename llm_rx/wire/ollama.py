@@ -46,7 +46,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
-from ._checks import check_depth, optional_string
+from ._checks import MAX_DEPTH, maybe_too_deep, optional_string, too_deep
 from .base import (
     BATCH,
     BATCH_TRIES,
@@ -251,7 +251,8 @@ class OllamaDecoder(NDJSONPayloadDecoder):
                             self._learning -= 1
                             self._usual = _Usual.learn(line, frame["created_at"], content)
                         return
-        check_depth(frame, line)
+        if maybe_too_deep(line) and too_deep(self._kept(frame)):
+            raise WireFormatError(f"a frame is nested deeper than {MAX_DEPTH} levels", line)
         if not self.started:
             self._first(frame, line, out)
         message = frame.get("message")
@@ -273,6 +274,17 @@ class OllamaDecoder(NDJSONPayloadDecoder):
         # The usual line is model, created_at, message (or response) and done: false.
         if frame.keys() != _USUAL or frame["done"] is not False:
             self._extras(frame, line, out)
+
+    def _kept(self, frame: dict[str, Any]) -> dict[str, Any]:
+        """The fields of a line a reply may keep whole (the usual line's shortcut skips the
+        others unread, and so does the general path): what the nesting limit applies to."""
+        kept = {key: value for key, value in frame.items() if key != "model"}
+        if self.started and frame.get("done") is not True:  # (a middle line's is not kept)
+            kept.pop("created_at", None)
+        message = kept.get("message")
+        if message.__class__ is dict and "role" in message:
+            kept["message"] = {key: value for key, value in message.items() if key != "role"}
+        return kept
 
     def _first(self, frame: dict[str, Any], line: bytes, out: list[Event]) -> None:
         if "message" not in frame and "response" not in frame and "done" not in frame:
