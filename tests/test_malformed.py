@@ -247,3 +247,33 @@ def test_sse_empty_event_name_is_a_message_in_any_chunking() -> None:
     assert decoder.decode(body) == [SSEEvent("message", b":")]
     single = SSEDecoder()
     assert [e for byte in body for e in single.decode(bytes([byte]))] == [SSEEvent("message", b":")]
+
+
+@pytest.mark.parametrize(
+    ("name", "provider", "field"),
+    [("openai/chat-gpt41-nano-text.sse", "openai-chat", b'"obfuscation":"'),
+     ("ollama/chat-gemma3-text.ndjson", "ollama", b'"model":"')],
+)
+def test_dropped_field_nested_deep_same_with_the_fast_path_off(
+    name: str, provider: str, field: bytes
+) -> None:
+    # bug class: the shortcut skipped a field no reply keeps, the general path refused the
+    # frame for that field's nesting
+    data = capture(name).data
+    start = data.index(field, len(data) // 2) + len(field) - 1
+    end = data.index(b'"', start + 1) + 1
+    body = data[:start] + _deep(200) + data[end:]
+    with fast_paths_off():
+        slow = outcome([body], provider)
+    assert outcome([body], provider) == slow
+    assert slow[1] is None  # (nothing kept is nested too deep)
+
+
+def test_openai_chat_choice_index_false_same_with_the_fast_path_off() -> None:
+    # bug class: the shortcut compared the index (false == 0), the general path refused it
+    data = capture("openai/chat-gpt41-nano-text.sse").data
+    at = data.index(b'"index":0', len(data) // 2)
+    body = data[:at] + b'"index":false' + data[at + len(b'"index":0') :]
+    with fast_paths_off():
+        slow = outcome([body], "openai-chat")
+    assert outcome([body], "openai-chat") == slow
