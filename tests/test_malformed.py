@@ -277,3 +277,16 @@ def test_openai_chat_choice_index_false_same_with_the_fast_path_off() -> None:
     with fast_paths_off():
         slow = outcome([body], "openai-chat")
     assert outcome([body], "openai-chat") == slow
+
+
+def test_openai_chat_tool_call_index_an_object_same_with_the_fast_path_off() -> None:
+    # bug class: the shortcut looked an unhashable index up (a TypeError), the general path
+    # refused it by name
+    data = capture("openai/chat-parallel-tool-calls.sse").data
+    marker = b'"tool_calls":[{"index":0,"function":{"arguments":'
+    at = data.index(marker, data.index(marker) + 1) + len(b'"tool_calls":[{"index":')
+    body = data[:at] + b'{"a":1}' + data[at + 1 :]
+    with fast_paths_off():
+        slow = outcome([body], "openai-chat")
+    assert outcome([body], "openai-chat") == slow
+    assert slow[-1] is not None

@@ -259,7 +259,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         call = calls[0]
         if call.__class__ is not dict or len(call) != 2:  # "index" and "function" alone
             return False
-        entry = choice.tools.get(call.get("index"))
+        key = call.get("index")  # (any other key, hashable or not, is the general path's)
+        entry = choice.tools.get(key) if key.__class__ is int else None
         function = call.get("function")
         if entry is None or function.__class__ is not dict or len(function) != 1:
             return False
