@@ -10,6 +10,7 @@ import orjson
 
 from ..errors import IncompleteStreamError, LlmRxError, NonStreamBodyError, StreamTimeoutError
 from ..events import Event
+from ..wire import fast
 from ..wire.base import PASS_THROUGH, Decoder, shape_error
 from ..wire.providers import ProviderName, provider_id
 from ..wire.registry import DECODERS, SniffingDecoder, make_decoder
@@ -127,6 +128,11 @@ def _unforeseen(decoder: Decoder, error: Exception, chunk: bytes | None) -> LlmR
     return shape_error(error, chunk)
 
 
+# A read larger than this is decoded in reads of ``_READ`` bytes: a whole body then costs what
+# it costs in a connection's reads (one list of events per read keeps the batches short).
+_READ = 64 * 1024
+_READ_LIMIT = 2 * _READ
+
 # A non-stream body is told within the head the sniffer holds (at most this much is kept to
 # read it again as the reply it is).
 _HEAD_KEPT = 16 * SNIFF_LIMIT
@@ -166,6 +172,12 @@ def decode_all(
                     head = None
                 else:
                     head.append(chunk)
+            if len(chunk) > _READ_LIMIT and fast.enabled:
+                for start in range(0, len(chunk), _READ):  # (a whole body: its reads)
+                    events = decoded(decoder, chunk[start : start + _READ])
+                    if events:
+                        emit(events)
+                continue
             events = decoded(decoder, chunk)
             if events:
                 emit(events)

@@ -2,7 +2,8 @@
 
 The hot paths skip work the general code does: byte templates and batches of frames in the
 decoders, shapes of chunks learned from the last plain one, the framers' whole-read splits,
-the key layouts :class:`~llm_rx.wire.base.ChangedFields` shares between streams, the
+the key layouts :class:`~llm_rx.wire.base.ChangedFields` shares between streams, a whole
+body handed over in one read decoded as a connection's reads of 64 KiB, the
 builder's ``feed_all``/``advance_all`` of a read of text deltas, and the operators that run
 in their source's loop (``to_response()``, ``accumulate()``, ``text_only()``,
 ``thinking_only()``). Each must give exactly what the general path gives. With ``enabled``
