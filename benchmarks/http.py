@@ -26,9 +26,12 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from reactivex import Observable
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx.events import Event
+from llm_rx.response import Response
 
 from . import streams
 
@@ -108,9 +111,16 @@ def floor(client: httpx.Client, url: str) -> Contender:
 def from_httpx(client: httpx.Client, url: str) -> Contender:
     def run() -> object:
         reply = client.send(client.build_request("POST", url), stream=True)
-        return llm_rx.from_httpx(reply).pipe(lxo.to_response()).run()
+        return _response(llm_rx.from_httpx(reply))
 
     return run
+
+
+def _response(events: Observable[Event]) -> Response:
+    """The reply, read on this thread (``run()`` would read on a new thread and wait)."""
+    results: list[Response] = []
+    events.pipe(lxo.to_response()).subscribe(results.append)
+    return results[0]
 
 
 def in_memory(client: httpx.Client, url: str) -> Contender:
@@ -144,7 +154,7 @@ def from_sdk_openai(base: str) -> Contender:
 
     def run() -> object:
         stream = client.chat.completions.create(model="m", messages=_ASK, stream=True)  # type: ignore[arg-type]
-        return llm_rx.from_sdk(stream).pipe(lxo.to_response()).run()
+        return _response(llm_rx.from_sdk(stream))
 
     return run
 
