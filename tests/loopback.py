@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import select
 import socket
 import threading
@@ -60,8 +59,10 @@ def server(
             length = int(self.headers.get("Content-Length") or 0)
             if length:
                 self.rfile.read(length)
-            with contextlib.suppress(OSError):  # (the client hung up)
+            try:
                 self._send()
+            except OSError:  # (a write failed: the client hung up)
+                state.hung_up.set()
             self.close_connection = True
 
         def _hold(self) -> bool:

@@ -7,7 +7,10 @@ Neither package is imported: a response is told by its attributes (``status_code
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
+import socket
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -62,6 +65,35 @@ def _set_read_timeout(response: Any, seconds: float | None) -> None:
         timeouts["read"] = seconds
 
 
+class _Held:
+    """The response a sync reading is reading, so that disposing from another thread can
+    wake a read blocked on it: closing a socket does not wake a thread blocked in ``recv``,
+    shutting it down does (the reading then closes the response itself)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._response: Any = None
+
+    def hold(self, response: Any) -> None:
+        with self._lock:
+            self._response = response
+
+    def release(self) -> None:
+        with self._lock:  # (after this, its connection may serve another request: let it be)
+            self._response = None
+
+    def wake(self) -> None:
+        with self._lock:
+            if self._response is None:
+                return
+            stream = getattr(self._response, "extensions", {}).get("network_stream")
+            info = getattr(stream, "get_extra_info", None)
+            sock = info("socket") if info is not None else None
+            if isinstance(sock, socket.socket):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+
 class _HttpxSource(EventSource):
     """Events from a streamed response (or a callable opening one per subscription); the
     response is closed when the reading ends, fails or is disposed."""
@@ -91,25 +123,21 @@ class _HttpxSource(EventSource):
     def _read_sync(
         self, reading: Reading, scheduler: abc.SchedulerBase | None, opener: Callable[[], Any]
     ) -> abc.DisposableBase:
-        opened: list[Any] = []
+        held = _Held()
 
         def run(_: abc.SchedulerBase, __: Any = None) -> None:
-            read_through(reading, lambda: self._consume(reading, opener, opened))
-
-        def close() -> None:  # (from another thread, this is what unblocks a pending read)
-            for response in opened:
-                response.close()
+            read_through(reading, lambda: self._consume(reading, opener, held))
 
         schedule = (scheduler or CurrentThreadScheduler.singleton()).schedule(run)
-        return CompositeDisposable(schedule, Disposable(close))
+        return CompositeDisposable(schedule, Disposable(held.wake))
 
-    def _consume(self, reading: Reading, opener: Callable[[], Any], opened: list[Any]) -> None:
+    def _consume(self, reading: Reading, opener: Callable[[], Any], held: _Held) -> None:
         response = opener()
         if inspect.isawaitable(response):
             close_awaitable(response)
             raise TypeError("an async response factory needs a running event loop")
         _check(response)
-        opened.append(response)
+        held.hold(response)
         chunks: Iterator[bytes] | None = None
         try:
             if reading.stopped():
@@ -128,6 +156,7 @@ class _HttpxSource(EventSource):
                 new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped
             )
         finally:
+            held.release()
             if chunks is not None and hasattr(chunks, "close"):
                 chunks.close()
             response.close()

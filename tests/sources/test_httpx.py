@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import httpx
@@ -268,3 +269,49 @@ def test_from_httpx_an_error_body_with_status_200_is_a_provider_error() -> None:
         _, errors, _ = _outcome(llm_rx.from_httpx(response))
     assert isinstance(errors[0], ProviderError)
     assert errors[0].error_type == "insufficient_quota"
+
+
+def test_from_httpx_dispose_from_another_thread_closes_a_pending_sync_read() -> None:
+    from reactivex.scheduler import NewThreadScheduler
+
+    reading = threading.Event()
+
+    class Signalling(httpx.SyncByteStream):
+        """The response's byte stream, saying when the reader starts to wait on it."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __iter__(self) -> Any:  # type: ignore[override]
+            reading.set()
+            yield from self.inner
+
+        def close(self) -> None:
+            self.inner.close()
+
+    with server(TEXT.data, hold_after=0) as running, httpx.Client(timeout=None) as client:
+        response = _sync_response(client, running.url + "/v1/chat/completions")
+        response.stream = Signalling(response.stream)
+        seen: list[Event] = []
+        subscription = llm_rx.from_httpx(response).subscribe(
+            seen.append, scheduler=NewThreadScheduler()
+        )
+        assert reading.wait(WAIT)
+        subscription.dispose()  # (the reader waits for bytes the server holds back)
+        assert running.hung_up.wait(WAIT)
+    assert response.is_closed
+    assert seen == []
+
+
+def test_from_httpx_async_dispose_before_the_reading_started_still_closes() -> None:
+    async def main(url: str, hung_up: Any) -> Any:
+        async with httpx.AsyncClient() as client:
+            response = await client.send(client.build_request("POST", url), stream=True)
+            llm_rx.from_httpx(response).subscribe(lambda _: None).dispose()
+            await asyncio.wait_for(asyncio.to_thread(hung_up.wait, WAIT), WAIT)
+            return response
+
+    with server(TEXT.data, hold_after=0) as running:
+        response = asyncio.run(main(running.url + "/v1/chat/completions", running.hung_up))
+        assert running.hung_up.is_set()
+    assert response.is_closed
