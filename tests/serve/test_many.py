@@ -1,5 +1,6 @@
 """Many streams at once: 500 concurrent replies through the emulator on one event loop, each
-folded as it arrives, each equal to its capture's sequential reassembly."""
+read by ``from_httpx`` (the provider told by the reply) and folded as it arrives, each equal
+to its capture's sequential reassembly."""
 
 from __future__ import annotations
 
@@ -28,9 +29,10 @@ def test_serve_500_concurrent_streams_each_reassemble_like_their_capture(
 
     async def one(client: httpx.AsyncClient, cap: Capture) -> llm_rx.Response:
         body = {"model": model_of(cap), "stream": True}
-        async with client.stream("POST", url_for(llm_rx_server, cap), json=body) as response:
-            events = llm_rx.from_async_bytes(response.aiter_bytes(), cap.provider)
-            reply: llm_rx.Response = await events.pipe(lxo.to_response())
+        request = client.build_request("POST", url_for(llm_rx_server, cap), json=body)
+        response = await client.send(request, stream=True)
+        reply: llm_rx.Response = await llm_rx.from_httpx(response).pipe(lxo.to_response())
+        assert response.is_closed
         return reply
 
     async def all_at_once() -> list[llm_rx.Response]:
