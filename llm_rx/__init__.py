@@ -11,6 +11,7 @@
 """
 
 from ._reassemble import reassemble
+from ._translate import translate
 from .builder import ResponseBuilder, Snapshot
 from .errors import (
     CancelledStreamError,
@@ -28,6 +29,7 @@ from .events import (
     BlockStop,
     ChoiceEnd,
     CitationDelta,
+    Dropped,
     Event,
     LogprobsDelta,
     MessageStart,
@@ -71,6 +73,7 @@ __all__ = [
     "Choice",
     "ChoiceEnd",
     "CitationDelta",
+    "Dropped",
     "ErrorInfo",
     "Event",
     "FrameTooLargeError",
@@ -118,4 +121,5 @@ __all__ = [
     "reassemble",
     "sniff",
     "to_native",
+    "translate",
 ]

@@ -36,6 +36,7 @@ from .events import (
     BlockStop,
     ChoiceEnd,
     CitationDelta,
+    Dropped,
     Event,
     LogprobsDelta,
     MessageStart,
@@ -284,6 +285,7 @@ class ResponseBuilder:
             MessageStart: self._message_start,
             MessageStop: self._message_stop,
             Opaque: self._opaque,
+            Dropped: self._dropped,
         }
 
     def feed(self, event: Event) -> None:
@@ -467,6 +469,9 @@ class ResponseBuilder:
                    self.history)
         acc.closed_at = self._seq
         self._opaques.append((self._seq, self._last_index, acc))
+
+    def _dropped(self, event: Dropped) -> None:
+        """What a translation left out is not part of the reply it folds to."""
 
     # -- reading ---------------------------------------------------------------------------
 

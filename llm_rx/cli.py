@@ -7,6 +7,7 @@
     llm-rx reassemble FILE [--provider P] [--native [--to P]]   the response as JSON
     llm-rx events FILE [--provider P]             one JSON event per line
     llm-rx serve [PATH ...] [--host H] [--port N] [--pace T]   captures on provider endpoints
+    llm-rx convert FILE --to P [--provider Q]     the reply as P's stream, live
     llm-rx --version
 
 FILE ``-`` reads stdin. Exit status: 0 for a complete reply; 1 when the reply is incomplete
@@ -38,8 +39,9 @@ from ._cli_io import (
     run_to_end,
 )
 from .data import DEMO_CAPTURES, capture_path
+from .encoders import ENCODERS as STREAM_ENCODERS
 from .errors import LlmRxError
-from .events import Event, event_to_dict
+from .events import Dropped, Event, event_to_dict
 from .native import ENCODERS, to_native
 from .response import Response
 from .sinks import terminal_display
@@ -144,6 +146,37 @@ def _cmd_events(args: argparse.Namespace, out: TextIO) -> int:
     return _outcome(response)
 
 
+def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
+    sink = getattr(out, "buffer", None)  # (the bytes as they are: Bedrock's are binary)
+    written = False
+
+    def write(data: bytes) -> None:
+        nonlocal written
+        written = True
+        if sink is not None:
+            sink.write(data)
+            sink.flush()
+        else:
+            out.write(data.decode("utf-8", "replace"))
+
+    dropped: list[Dropped] = []
+    with open_input(args.file) as chunks:
+        encoded = _events(chunks, args.provider).pipe(
+            lxo.encode(args.to, dropped=dropped), ops.do_action(write), ops.to_list())
+        try:
+            run_to_end(encoded)
+            status = EXIT_OK
+        except LlmRxError as error:
+            if not written:  # not a stream at all: nothing to convert
+                raise
+            sys.stderr.write(f"llm-rx: the reply is incomplete ({error.kind}: {error})\n")
+            status = EXIT_INCOMPLETE
+    for item in dropped:
+        where = "" if item.index is None else f" (block {item.index})"
+        sys.stderr.write(f"llm-rx: dropped {item.what}{where}: {item.reason}\n")
+    return status
+
+
 def _delay(text: str) -> float:
     """A ``--delay``: seconds, zero or more."""
     try:
@@ -188,6 +221,9 @@ def _parser() -> argparse.ArgumentParser:
     with_file("events", "print one JSON event per line")
     serve.add_arguments(commands.add_parser(
         "serve", help="serve captures on each provider's real endpoints (extra 'serve')"))
+    convert = with_file("convert", "print the reply re-encoded as another provider's stream")
+    convert.add_argument("--to", required=True, choices=sorted(STREAM_ENCODERS), metavar="P",
+                         help=f"the target stream, one of {', '.join(sorted(STREAM_ENCODERS))}")
     return parser
 
 
@@ -197,12 +233,13 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "reassemble": _cmd_reassemble,
     "events": _cmd_events,
     "serve": serve.run,
+    "convert": _cmd_convert,
 }
 
 
 #: The commands whose output is all on stdout, ended by SIGPIPE when it closes. (Never a
 #: command that writes to sockets: a client that goes away would kill the process.)
-_PRINTING = frozenset({"demo", "replay", "reassemble", "events"})
+_PRINTING = frozenset({"demo", "replay", "reassemble", "events", "convert"})
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -212,7 +249,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     if argv is None and args.command in _PRINTING:
         quiet_on_closed_pipe()
-    if getattr(args, "to", None) is not None and not args.native:
+    if args.command == "reassemble" and args.to is not None and not args.native:
         args.subparser.error("--to only works with --native (it names whose body to print)")
     stream = out or sys.stdout
     try:

@@ -3,12 +3,15 @@
 A reply is a sequence of events::
 
     MessageStart  (MetadataUpdate | BlockStart delta* BlockStop | UsageUpdate | ChoiceEnd
-                   | Opaque)*  MessageStop
+                   | Opaque | Dropped)*  MessageStop
 
 ``BlockStart.index`` is the block's position in the assembled message (normalised across
 providers, unique across choices); every delta names the block it belongs to by that index.
 ``UsageUpdate`` carries a *cumulative* snapshot: later snapshots overlay earlier ones field by
 field (see :meth:`llm_rx.response.Usage.overlay`); they are never added.
+
+``Dropped`` is never decoded from a wire: an encoder reports with it what its target could not
+carry (and writes nothing for one it is given), so a translation loses nothing silently.
 
 Events are immutable named tuples: made once per wire frame, they sit on the hot path, and a
 tuple is the cheapest typed immutable object Python has. JSON goes through pydantic:
@@ -30,6 +33,7 @@ __all__ = [
     "BlockStop",
     "ChoiceEnd",
     "CitationDelta",
+    "Dropped",
     "Event",
     "EVENT_TYPES",
     "LogprobsDelta",
@@ -168,6 +172,20 @@ class Opaque(NamedTuple):
     raw: Any
 
 
+class Dropped(NamedTuple):
+    """Something a translation's target cannot carry, left out by a documented rule.
+
+    ``what`` names it (``"signature"``, ``"citation"``, ``"opaque:server_tool_use"``);
+    ``index`` is the block it belonged to (``None`` for a message-level frame); ``reason``
+    says why in words; ``raw`` is the value that was left out, verbatim.
+    """
+
+    what: str
+    index: int | None  # type: ignore[assignment]  # shadows tuple.index(), on purpose
+    reason: str
+    raw: Any = None
+
+
 Event = (
     MessageStart
     | MetadataUpdate
@@ -184,6 +202,7 @@ Event = (
     | ChoiceEnd
     | MessageStop
     | Opaque
+    | Dropped
 )
 
 #: Event type name (the ``"type"`` of its JSON form) -> class.
@@ -203,6 +222,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     "choice_end": ChoiceEnd,
     "message_stop": MessageStop,
     "opaque": Opaque,
+    "dropped": Dropped,
 }
 _TYPE_NAMES: dict[type[Any], str] = {cls: name for name, cls in EVENT_TYPES.items()}
 _ADAPTERS: dict[str, TypeAdapter[Any]] = {

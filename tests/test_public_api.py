@@ -16,8 +16,8 @@ def test_all_is_sorted_and_complete() -> None:
     for name in llm_rx.__all__:
         assert hasattr(llm_rx, name), name
     public = {name for name in vars(llm_rx) if not name.startswith("_")}
-    modules = {"builder", "cli", "data", "errors", "events", "native", "operators", "response",
-               "serve", "sinks", "sources", "testing", "wire"}
+    modules = {"builder", "cli", "data", "encoders", "errors", "events", "native", "operators",
+               "response", "serve", "sinks", "sources", "testing", "wire"}
     assert public - modules - set(llm_rx.__all__) == set()
 
 
@@ -35,7 +35,8 @@ def test_operators_exist() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["llm_rx.wire", "llm_rx.operators", "llm_rx.sources", "llm_rx.sinks", "llm_rx.native"],
+    ["llm_rx.wire", "llm_rx.operators", "llm_rx.sources", "llm_rx.sinks", "llm_rx.native",
+     "llm_rx.encoders"],
 )
 def test_submodule_all_resolves(module: str) -> None:
     mod = importlib.import_module(module)

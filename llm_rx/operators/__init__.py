@@ -6,6 +6,7 @@ Each holds its state per subscription and passes the scheduler through.
 from ._accumulate import accumulate
 from ._attach_signatures import attach_signatures
 from ._decode import decode
+from ._encode import encode
 from ._merge_usage import merge_usage
 from ._metrics import StreamMetrics, metrics
 from ._paced import paced
@@ -19,6 +20,7 @@ __all__ = [
     "accumulate",
     "attach_signatures",
     "decode",
+    "encode",
     "merge_usage",
     "metrics",
     "paced",

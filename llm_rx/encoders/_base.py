@@ -1,0 +1,243 @@
+"""The encoder interface: events in, a target provider's stream bytes out. Sans-I/O.
+
+An :class:`Encoder` is the mirror of a decoder: ``encode(events)`` gives the target's bytes
+for those events as soon as they can go out, ``finish(error)`` the bytes that end the stream
+(the target's terminal frames after a complete reply; after a cut source nothing that means
+a finished reply: no terminal at all, or the target's own error frame for a provider error).
+What the target has no place for is not written and is listed in ``dropped``, one
+:class:`~llm_rx.events.Dropped` per thing lost, by the rules in :mod:`._tables`.
+
+The base class keeps what every target needs to know about the reply so far (the blocks by
+index, the usage snapshot, the stop, the message's metadata) and calls one ``_on_*`` method
+per event; a target encoder overrides those it writes something for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ..errors import IncompleteStreamError, LlmRxError, ProviderError
+from ..events import (
+    BlockStart,
+    BlockStop,
+    ChoiceEnd,
+    CitationDelta,
+    Dropped,
+    Event,
+    LogprobsDelta,
+    MessageStart,
+    MessageStop,
+    MetadataUpdate,
+    Opaque,
+    RefusalDelta,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+    UsageUpdate,
+)
+from ..response import Usage
+
+__all__ = ["Encoder", "ObjectArguments", "dumps", "raw_data", "sse", "sse_data"]
+
+dumps = orjson.dumps
+
+
+def sse(name: str, payload: Any) -> bytes:
+    """One SSE event with an ``event:`` name (Anthropic, Responses)."""
+    return b"event: " + name.encode() + b"\ndata: " + dumps(payload) + b"\n\n"
+
+
+def sse_data(payload: Any) -> bytes:
+    """One SSE event of a ``data:`` line only (OpenAI chat, Gemini)."""
+    return b"data: " + dumps(payload) + b"\n\n"
+
+
+def raw_data(raw: str, name: str | None = None) -> bytes:
+    """A frame's text given back verbatim as one SSE event (each line a ``data:`` line)."""
+    head = b"event: " + name.encode() + b"\n" if name else b""
+    lines = raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return head + b"".join(b"data: " + line.encode() + b"\n" for line in lines) + b"\n"
+
+
+class ObjectArguments:
+    """Argument fragments for a target whose tool input is a JSON object (Anthropic, Bedrock).
+
+    Arguments that are an object go through as they are; others (a Responses custom tool's
+    free text) are streamed as the string of ``{"_raw_arguments": "..."}``, escaped fragment
+    by fragment: the first fragment tells which, so nothing waits, and the evidence is kept
+    as ``to_native`` keeps it.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self) -> None:
+        self.text: bool | None = None  # whether the arguments are free text (None: unknown)
+
+    def fragment(self, fragment: str) -> str:
+        if self.text is None:
+            head = fragment.lstrip()
+            if not head:
+                return fragment
+            self.text = not head.startswith("{")
+            if self.text:
+                return '{"_raw_arguments":"' + dumps(fragment).decode()[1:-1]
+        return dumps(fragment).decode()[1:-1] if self.text else fragment
+
+    def end(self) -> str:
+        """What closes the arguments (the free text's string and object)."""
+        return '"}' if self.text else ""
+
+
+class Encoder:
+    """Incremental encoding of one reply's events into ``provider``'s stream bytes."""
+
+    provider = ""
+
+    def __init__(self, dropped: list[Dropped] | None = None) -> None:
+        #: what was not written, in order (the caller's own list, when it passed one)
+        self.dropped: list[Dropped] = [] if dropped is None else dropped
+        self.source: str | None = None  # the provider the events were decoded from
+        self.model: str | None = None
+        self.id: str | None = None
+        self.blocks: dict[int, BlockStart] = {}
+        self.metadata: dict[str, Any] = {}
+        self.usage: Usage | None = None
+        self.stop: MessageStop | None = None
+        self.ends: dict[int, ChoiceEnd] = {}
+        self.started = False  # whether MessageStart arrived
+        self.finished = False  # whether finish() ran (nothing is written after it)
+        self._handlers: dict[type[Any], Callable[[Any, list[bytes]], None]] = {
+            MessageStart: self._message_start,
+            MetadataUpdate: self._metadata,
+            BlockStart: self._block_start,
+            TextDelta: self._on_text,
+            ThinkingDelta: self._on_thinking,
+            RefusalDelta: self._on_refusal,
+            SignatureDelta: self._on_signature,
+            ToolArgsDelta: self._on_args,
+            CitationDelta: self._on_citation,
+            LogprobsDelta: self._on_logprobs,
+            BlockStop: self._block_stop,
+            UsageUpdate: self._usage,
+            ChoiceEnd: self._choice_end,
+            MessageStop: self._message_stop,
+            Opaque: self._on_opaque,
+            Dropped: self._passed_drop,
+        }
+
+    @property
+    def same(self) -> bool:
+        """Whether the events came from this target's own stream (then its spellings,
+        native usage and stop values are given back verbatim)."""
+        return self.source == self.provider
+
+    # -- the interface -------------------------------------------------------------------
+
+    def encode(self, events: list[Event]) -> bytes:
+        """The target's bytes for ``events`` (possibly none yet: see the wait table)."""
+        out: list[bytes] = []
+        if self.finished:
+            return b""
+        handlers = self._handlers
+        for event in events:
+            handlers[event.__class__](event, out)
+        return b"".join(out)
+
+    def finish(self, error: LlmRxError | None = None) -> bytes:
+        """The bytes that end the stream: after a complete reply its terminal frames (those
+        not written yet); for a provider error the target's error frame; for a cut or
+        otherwise failed source nothing that reads as a finished reply."""
+        if self.finished:
+            return b""
+        self.finished = True
+        out: list[bytes] = []
+        if error is None and self.stop is None:
+            error = IncompleteStreamError("the events ended before the reply's end")
+        if error is None:
+            return b""
+        if isinstance(error, ProviderError):
+            self._on_error(error, out)
+        else:
+            self._on_cut(error, out)
+        return b"".join(out)
+
+    # -- bookkeeping (then the target's hook) ---------------------------------------------
+
+    def _message_start(self, event: MessageStart, out: list[bytes]) -> None:
+        if self.started:
+            return  # (a repeated start: the target's opening was written once)
+        self.started = True
+        self.source, self.model, self.id = event.provider, event.model, event.id
+        self._on_start(event, out)
+
+    def _metadata(self, event: MetadataUpdate, out: list[bytes]) -> None:
+        if event.choice is None:
+            self.metadata.update(event.fields)
+        self._on_metadata(event, out)
+
+    def _block_start(self, event: BlockStart, out: list[bytes]) -> None:
+        self.blocks[event.index] = event
+        self._on_block_start(event, out)
+
+    def _block_stop(self, event: BlockStop, out: list[bytes]) -> None:
+        if event.index in self.blocks:
+            self._on_block_stop(self.blocks[event.index], out)
+
+    def _usage(self, event: UsageUpdate, out: list[bytes]) -> None:
+        self.usage = event.usage if self.usage is None else self.usage.overlay(event.usage)
+        self._on_usage(event.usage, out)
+
+    def _choice_end(self, event: ChoiceEnd, out: list[bytes]) -> None:
+        self.ends[event.choice] = event
+        self._on_choice_end(event, out)
+
+    def _message_stop(self, event: MessageStop, out: list[bytes]) -> None:
+        if self.stop is not None:
+            return
+        self.stop = event
+        self._on_stop(event, out)
+        self.finished = True
+
+    def _passed_drop(self, event: Dropped, out: list[bytes]) -> None:
+        self.dropped.append(event)  # (dropped upstream: nothing to write, still reported)
+
+    def drop(self, what: str, index: int | None, reason: str, raw: Any = None) -> None:
+        """Record that ``what`` (of block ``index``) was not written, and why."""
+        self.dropped.append(Dropped(what, index, reason, raw))
+
+    def kind(self, index: int) -> str | None:
+        start = self.blocks.get(index)
+        return start.kind if start is not None else None
+
+    # -- the target's hooks (each writes to ``out``) ---------------------------------------
+
+    def _on_start(self, event: MessageStart, out: list[bytes]) -> None: ...
+    def _on_metadata(self, event: MetadataUpdate, out: list[bytes]) -> None: ...
+    def _on_block_start(self, event: BlockStart, out: list[bytes]) -> None: ...
+    def _on_text(self, event: TextDelta, out: list[bytes]) -> None: ...
+    def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None: ...
+    def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None: ...
+    def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None: ...
+    def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None: ...
+    def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None: ...
+    def _on_usage(self, usage: Usage, out: list[bytes]) -> None: ...
+    def _on_choice_end(self, event: ChoiceEnd, out: list[bytes]) -> None: ...
+    def _on_stop(self, event: MessageStop, out: list[bytes]) -> None: ...
+    def _on_error(self, error: ProviderError, out: list[bytes]) -> None: ...
+    def _on_cut(self, error: LlmRxError, out: list[bytes]) -> None: ...
+
+    def _on_citation(self, event: CitationDelta, out: list[bytes]) -> None:
+        self.drop("citation", event.index, f"{self.provider} has no place for citations",
+                  event.citation)
+
+    def _on_logprobs(self, event: LogprobsDelta, out: list[bytes]) -> None:
+        self.drop("logprobs", None, f"{self.provider} has no place for log-probabilities",
+                  list(event.items))
+
+    def _on_opaque(self, event: Opaque, out: list[bytes]) -> None:
+        self.drop(f"opaque:{event.kind}", None,
+                  f"a frame of {self.source} that {self.provider} cannot carry", event.raw)

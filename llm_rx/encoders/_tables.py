@@ -1,0 +1,197 @@
+"""The mapping tables of every encoder, in one place (reproduced in the README).
+
+* ``STOP``: the canonical stop reason -> the target's own stop value. A reply from the
+  target's own stream gives back the provider's original value instead (``MessageStop.native``).
+* ``*_usage``: canonical usage -> the target's usage object, with only the counts that were
+  reported (a count nobody reported is left out, never written as ``0``; a usage object the
+  target requires whole is written only once its required counts are known). A reply from the
+  target's own stream gives back the provider's usage object verbatim.
+* ``DROPPED``: what each target has no place for; each such thing is reported as a
+  :class:`~llm_rx.events.Dropped` and not written.
+* ``WAITS``: where a target's grammar makes the encoder hold something back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..response import StopReason, Usage
+
+__all__ = [
+    "DROPPED",
+    "STOP",
+    "WAITS",
+    "anthropic_usage",
+    "bedrock_usage",
+    "gemini_usage",
+    "ollama_usage",
+    "openai_chat_usage",
+    "responses_usage",
+]
+
+STOP: dict[str, dict[StopReason, str]] = {
+    "openai-chat": {
+        "end_turn": "stop", "stop_sequence": "stop", "refusal": "stop", "pause_turn": "stop",
+        "max_tokens": "length", "tool_use": "tool_calls", "content_filter": "content_filter",
+    },
+    "openai-responses": {  # (the response's status; ``incomplete_details.reason`` for these)
+        "max_tokens": "max_output_tokens", "content_filter": "content_filter",
+    },
+    "anthropic": {
+        "end_turn": "end_turn", "max_tokens": "max_tokens", "tool_use": "tool_use",
+        "stop_sequence": "stop_sequence", "refusal": "refusal", "pause_turn": "pause_turn",
+        "content_filter": "refusal",
+    },
+    "gemini": {
+        "end_turn": "STOP", "tool_use": "STOP", "stop_sequence": "STOP", "pause_turn": "STOP",
+        "max_tokens": "MAX_TOKENS", "content_filter": "SAFETY", "refusal": "SAFETY",
+    },
+    "ollama": {
+        "end_turn": "stop", "tool_use": "stop", "stop_sequence": "stop", "refusal": "stop",
+        "pause_turn": "stop", "content_filter": "stop", "max_tokens": "length",
+    },
+    "bedrock-converse": {
+        "end_turn": "end_turn", "tool_use": "tool_use", "max_tokens": "max_tokens",
+        "stop_sequence": "stop_sequence", "content_filter": "content_filtered",
+        "refusal": "end_turn", "pause_turn": "end_turn",
+    },
+}
+
+#: target -> what it cannot carry (reported as ``Dropped`` with ``what`` as named here).
+DROPPED: dict[str, dict[str, str]] = {
+    "openai-chat": {
+        "opaque:*": "a server-side block or frame (server tool use and results, images)",
+        "logprobs": "never dropped (choice logprobs)",
+    },
+    "openai-responses": {
+        "opaque:*": "a block or frame of another provider (its server tools' items)",
+        "citation": "a citation that is not a Responses annotation (no url/title)",
+    },
+    "anthropic": {
+        "opaque:*": "a block or frame of another provider (its server tools' items)",
+        "logprobs": "token log-probabilities",
+        "refusal": "never dropped (refusal text is written as text)",
+        "citation": "a citation of another provider (Anthropic's own are kept)",
+    },
+    "gemini": {
+        "opaque:*": "a block or frame of another provider",
+        "logprobs": "token log-probabilities",
+        "citation": "a citation (grounding metadata is Gemini's own, kept as opaque)",
+    },
+    "ollama": {
+        "opaque:*": "any server-side block or frame",
+        "signature": "a reasoning signature or redacted reasoning",
+        "logprobs": "token log-probabilities",
+        "citation": "a citation",
+    },
+    "bedrock-converse": {
+        "opaque:*": "a block or frame of another provider",
+        "logprobs": "token log-probabilities",
+        "citation": "a citation of another provider",
+    },
+}
+
+#: target -> where its grammar holds something back (everything else goes out at once).
+WAITS: dict[str, str] = {
+    "all": "The opening frame waits for the message-level metadata that follows the start "
+           "(the same read); the final usage waits for the end of the reply (usage that "
+           "arrives after the stop is folded in); a tool call whose id or name is unknown at "
+           "its start gets them at its start or not at all (its arguments never go first).",
+    "openai-chat": "the finish chunk waits for the reply's end when the source gave no "
+                   "per-choice end",
+    "anthropic": "message_delta (stop reason and final usage) waits for the reply's end",
+    "openai-responses": "output_text.done / content_part.done / output_item.done wait for "
+                        "the block's end (they repeat its whole text)",
+    "gemini": "the finishReason and usageMetadata chunk waits for the reply's end",
+    "ollama": "the done line waits for the reply's end",
+    "bedrock-converse": "messageStop and metadata wait for the reply's end",
+}
+
+
+def _put(out: dict[str, Any], key: str, value: int | None) -> None:
+    if value is not None:
+        out[key] = value
+
+
+def openai_chat_usage(usage: Usage) -> dict[str, Any] | None:
+    if not usage.reported:
+        return None
+    out: dict[str, Any] = {}
+    _put(out, "prompt_tokens", usage.input_tokens)
+    _put(out, "completion_tokens", usage.output_tokens)
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        out["total_tokens"] = usage.input_tokens + usage.output_tokens
+    if usage.cache_read_tokens is not None or usage.cache_write_tokens is not None:
+        details: dict[str, Any] = {}
+        _put(details, "cached_tokens", usage.cache_read_tokens)
+        _put(details, "cache_write_tokens", usage.cache_write_tokens)
+        out["prompt_tokens_details"] = details
+    if usage.reasoning_tokens is not None:
+        out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
+    return out
+
+
+def responses_usage(usage: Usage) -> dict[str, Any] | None:
+    """Responses' usage object is required whole: written only when the input and output
+    counts are known (its detail counts, required too, are then ``0`` when unreported)."""
+    if usage.input_tokens is None or usage.output_tokens is None:
+        return None
+    return {
+        "input_tokens": usage.input_tokens,
+        "input_tokens_details": {"cached_tokens": usage.cache_read_tokens or 0,
+                                 "cache_write_tokens": usage.cache_write_tokens or 0},
+        "output_tokens": usage.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def anthropic_usage(usage: Usage) -> dict[str, Any]:
+    """Anthropic's input split back: uncached + cache read + cache write (its input_tokens
+    is the uncached part only)."""
+    out: dict[str, Any] = {}
+    if usage.input_tokens is not None:
+        out["input_tokens"] = (
+            usage.input_tokens - (usage.cache_read_tokens or 0) - (usage.cache_write_tokens or 0)
+        )
+    _put(out, "cache_creation_input_tokens", usage.cache_write_tokens)
+    _put(out, "cache_read_input_tokens", usage.cache_read_tokens)
+    _put(out, "output_tokens", usage.output_tokens)
+    return out
+
+
+def gemini_usage(usage: Usage) -> dict[str, Any] | None:
+    if not usage.reported:
+        return None
+    out: dict[str, Any] = {}
+    _put(out, "promptTokenCount", usage.input_tokens)
+    _put(out, "cachedContentTokenCount", usage.cache_read_tokens)
+    if usage.output_tokens is not None:
+        out["candidatesTokenCount"] = usage.output_tokens - (usage.reasoning_tokens or 0)
+    _put(out, "thoughtsTokenCount", usage.reasoning_tokens)
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        out["totalTokenCount"] = usage.input_tokens + usage.output_tokens
+    return out
+
+
+def ollama_usage(usage: Usage) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    _put(out, "prompt_eval_count", usage.input_tokens)
+    _put(out, "eval_count", usage.output_tokens)
+    return out
+
+
+def bedrock_usage(usage: Usage) -> dict[str, Any] | None:
+    """ConverseStream's ``inputTokens`` is the uncached part (cache counts beside it)."""
+    if not usage.reported:
+        return None
+    read, write = usage.cache_read_tokens, usage.cache_write_tokens
+    out: dict[str, Any] = {}
+    if usage.input_tokens is not None:
+        out["inputTokens"] = usage.input_tokens - (read or 0) - (write or 0)
+    _put(out, "outputTokens", usage.output_tokens)
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        out["totalTokens"] = usage.input_tokens + usage.output_tokens
+    _put(out, "cacheReadInputTokens", read)
+    _put(out, "cacheWriteInputTokens", write)
+    return out
