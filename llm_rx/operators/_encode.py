@@ -20,7 +20,7 @@ def encode(
     to: str, *, dropped: list[Dropped] | None = None
 ) -> Callable[[Observable[Event]], Observable[bytes]]:
     """Encode the events as the stream of the target ``to`` (a provider id of
-    ``llm_rx.PROVIDERS``, or ``gemini-json-array``): bytes as soon as each event's frame can
+    ``llm_rx.PROVIDERS``, or a form of one in ``llm_rx.encoders.ENCODERS``): bytes as soon as each event's frame can
     go out (see the wait table in the README).
 
     ::
@@ -37,7 +37,7 @@ def encode(
 
     What the target cannot carry is not written: each such thing is appended, as a
     :class:`~llm_rx.events.Dropped`, to ``dropped`` (the caller's list; one encoder per
-    subscription appends to it) — e.g. ``lost = []; events.pipe(encode("ollama",
+    subscription appends to it) — e.g. ``lost = []; events.pipe(encode(target,
     dropped=lost))``.
     """
     make_encoder(to)  # (an unknown target is refused here, not at subscription)
