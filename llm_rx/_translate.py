@@ -10,6 +10,7 @@ from .encoders import make_encoder
 from .errors import LlmRxError
 from .events import Dropped, Event
 from .sources._engine import decode_all, new_decoder
+from .wire.providers import ProviderName
 from .wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["translate"]
@@ -18,7 +19,7 @@ __all__ = ["translate"]
 def translate(
     data: bytes | bytearray | memoryview | Iterable[bytes] | os.PathLike[str],
     to: str,
-    provider: str | None = None,
+    provider: ProviderName | None = None,
     *,
     on_dropped: Callable[[Dropped], None] | None = None,
     max_frame: int = DEFAULT_MAX_FRAME,

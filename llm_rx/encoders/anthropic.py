@@ -61,14 +61,16 @@ class AnthropicEncoder(Encoder):
         self._opened = True
         usage = self._first_usage
         if usage is not None and self.same and usage.native is not None:
-            body: dict[str, Any] = dict(usage.native)
-        else:
-            body = anthropic_usage(usage) if usage is not None else {}
+            body: dict[str, Any] | None = dict(usage.native)
+        else:  # (an object the SDK needs, with only the counts reported so far)
+            body = anthropic_usage(usage) if usage is not None else None if self.same else {}
         message: dict[str, Any] = {
             "id": self.id or "", "type": "message", "role": "assistant",
             "model": self.model or "", "content": [], "stop_reason": None,
-            "stop_sequence": None, "usage": body,
+            "stop_sequence": None,
         }
+        if body is not None:
+            message["usage"] = body
         if self.same:
             message.update(self.metadata)
         out.append(sse("message_start", {"type": "message_start", "message": message}))

@@ -97,17 +97,20 @@ class OpenAIChatEncoder(Encoder):
     # -- events --------------------------------------------------------------------------
 
     def _on_metadata(self, event: MetadataUpdate, out: list[bytes]) -> None:
-        if event.choice is not None and self.same:
+        if event.choice is not None and self.same:  # (written at once, then on each chunk)
             self._choice_fields.setdefault(event.choice, {}).update(event.fields)
+            self._chunk(event.choice, {}, out)
 
     def _on_block_start(self, event: BlockStart, out: list[bytes]) -> None:
         if event.kind == "tool_call":
             position = self._per_choice.get(event.choice, 0)
             self._per_choice[event.choice] = position + 1
             self._calls[event.index] = position
-            kind = (event.meta or {}).get("type", "function") if self.same else "function"
-            call = {"index": position, "id": event.id or f"call_{event.index}",
-                    "type": kind, "function": {"name": event.name or "", "arguments": ""}}
+            call: dict[str, Any] = {"index": position, "id": event.id or f"call_{event.index}"}
+            kind = (event.meta or {}).get("type") if self.same else "function"
+            if kind is not None:  # (a host that sends no type: none)
+                call["type"] = kind
+            call["function"] = {"name": event.name or "", "arguments": ""}
             self._chunk(event.choice, {"tool_calls": [call]}, out)
         elif event.kind in ("thinking", "redacted_thinking"):
             field = self._field(event)

@@ -142,14 +142,17 @@ class OpenAIResponsesEncoder(Encoder):
     def _start_part(self, item: _Item, start: BlockStart, channel: str, part: dict[str, Any],
                     out: list[bytes]) -> None:
         meta = start.meta or {}
-        if self.same and isinstance(meta.get("part"), dict):
-            part = {**meta["part"], **{k: v for k, v in part.items() if k not in meta["part"]}}
+        announce = not self.same or isinstance(meta.get("part"), dict)
+        if self.same and isinstance(meta.get("part"), dict):  # (the part's own fields)
+            part = {"type": part["type"], **meta["part"]}
         number = sum(1 for value in item.parts.values() if value[0] == channel) + len(
             item.body.get(channel) or ())
         item.parts[start.index] = (channel, number, [], part)
         item.blocks.append(start.index)
         self._of[start.index] = item
-        if channel == "content" and item.body.get("type") == "message":
+        if not announce:
+            return  # (the source's part had no ``.added``: its first delta opened it)
+        if channel == "content" and (item.body.get("type") == "message" or self.same):
             self._frame("response.content_part.added", {
                 "item_id": item.body["id"], "output_index": item.number, "content_index": number,
                 "part": {**part, "text": ""} if part.get("type") != "refusal"
@@ -213,7 +216,7 @@ class OpenAIResponsesEncoder(Encoder):
             if not item.blocks:
                 self._added(item, out)
             channel = str(meta.get("channel", "content")) if self.same else "content"
-            if kind == "redacted_thinking":
+            if kind == "redacted_thinking" or channel == "item":  # (an item with no text)
                 item.blocks.append(event.index)
                 self._of[event.index] = item
                 return
@@ -226,7 +229,8 @@ class OpenAIResponsesEncoder(Encoder):
                 item.body["type"] = tool = "function_call"
             item.body.update({"call_id": event.id or f"call_{event.index}",
                               "name": event.name or "", _TOOL_FIELD[tool]: ""})
-            item.body.setdefault("status", "in_progress")
+            if not self.same:
+                item.body.setdefault("status", "in_progress")
             self._added(item, out)
             item.parts[event.index] = ("args", 0, [], {"type": tool})
             item.blocks.append(event.index)

@@ -19,9 +19,9 @@ __all__ = ["encode"]
 def encode(
     to: str, *, dropped: list[Dropped] | None = None
 ) -> Callable[[Observable[Event]], Observable[bytes]]:
-    """Encode the events as the stream of the target ``to`` (a provider id of
-    ``llm_rx.PROVIDERS``, or a form of one in ``llm_rx.encoders.ENCODERS``): bytes as soon as each event's frame can
-    go out (see the wait table in the README).
+    """Encode the events as the stream of the target ``to`` (a key of
+    ``llm_rx.encoders.ENCODERS``: a provider id, or one's other form): bytes as soon as
+    each event's frame can go out (see the wait table in the README).
 
     ::
 
