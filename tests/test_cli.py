@@ -127,3 +127,32 @@ def test_cli_reassemble_reads_a_non_stream_body_as_its_reply(name: str) -> None:
     events = io.StringIO()
     assert main(["events", str(path)], out=events) == 0
     assert events.getvalue().splitlines()[-1].startswith('{"type":"message_stop"')
+def test_cli_convert_prints_the_target_stream() -> None:
+    source = capture("openai/chat-parallel-tool-calls.sse")
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_rx", "convert", str(source.path), "--to", "anthropic"],
+        capture_output=True, timeout=120, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == llm_rx.translate(source.data, "anthropic")
+    assert result.stdout.startswith(b"event: message_start\n")
+
+
+def test_cli_convert_cut_file_exits_1_and_reports_what_was_dropped(tmp_path: Path) -> None:
+    data = capture("anthropic/thinking-signature.sse").data
+    cut = tmp_path / "cut.sse"
+    cut.write_bytes(data[: data.index(b"event: message_delta")])
+    result = subprocess.run(
+        [sys.executable, "-m", "llm_rx", "convert", str(cut), "--to", "ollama"],
+        capture_output=True, timeout=120, check=False,
+    )
+    assert result.returncode == 1
+    assert b'"done":true' not in result.stdout  # (no done line: the reply reads as cut)
+    assert b"dropped signature (block 0)" in result.stderr
+    assert b"incomplete" in result.stderr
+
+
+def test_cli_convert_needs_a_target() -> None:
+    result = run("convert", str(capture("openai/chat-text-basic.sse").path))
+    assert result.returncode == 2
+    assert "--to" in result.stderr

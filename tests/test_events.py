@@ -47,3 +47,15 @@ def test_response_json_round_trip(capture: Capture) -> None:
     dumped = response.model_dump(mode="json")
     again = llm_rx.Response.model_validate_json(response.model_dump_json())
     assert again.model_dump(mode="json") == dumped
+
+
+def test_dropped_json_round_trips_and_folds_to_nothing() -> None:
+    dropped = llm_rx.Dropped("signature", 0, "the target has no place for it", "c2ln")
+    wire = orjson.loads(orjson.dumps(event_to_dict(dropped)))
+    assert wire == {"type": "dropped", "what": "signature", "index": 0,
+                    "reason": "the target has no place for it", "raw": "c2ln"}
+    assert event_from_dict(wire) == dropped
+    builder = llm_rx.ResponseBuilder()
+    builder.feed(llm_rx.MessageStart("anthropic"))
+    builder.feed(dropped)  # (what a translation left out is not part of the reply)
+    assert builder.build().content == []
