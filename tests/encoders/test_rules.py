@@ -91,7 +91,8 @@ def test_encode_cut_source_stays_cut(target: str, cut: float | None) -> None:
     for terminal in _TERMINAL.get(target, []):
         if terminal not in ("message_delta", "metadata"):
             assert terminal not in names
-    assert b"finishReason" not in out and b'"finish_reason":"' not in out
+    assert b"finishReason" not in out
+    assert b'"finish_reason":"' not in out
     assert not out.endswith(b"]")
     again = llm_rx.reassemble(out, provider_of(target))
     assert (again.complete, again.stop_reason) == (False, "interrupted")

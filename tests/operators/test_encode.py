@@ -72,7 +72,9 @@ def test_encode_cut_source_ends_with_its_error_and_no_terminal_frame() -> None:
     values = _run(llm_rx.from_bytes(cut, "anthropic").pipe(lxo.encode("openai-chat")))
     assert isinstance(values[-1], IncompleteStreamError)
     data = b"".join(values[:-1])
-    assert data and b"[DONE]" not in data and b"finish_reason\":\"" not in data
+    assert data
+    assert b"[DONE]" not in data
+    assert b"finish_reason\":\"" not in data
     assert llm_rx.reassemble(data, "openai-chat").stop_reason == "interrupted"
 
 
