@@ -31,26 +31,13 @@ from ..events import (
     ThinkingDelta,
     ToolArgsDelta,
 )
+from ..native._shared import url_citation
 from ._base import Encoder, dumps, raw_data
 from ._tables import STOP, openai_chat_usage
 
-__all__ = ["OpenAIChatEncoder", "url_citation"]
+__all__ = ["OpenAIChatEncoder"]
 
 _FORMAT = "unknown"  # (reasoning_details ``format`` for reasoning of another provider)
-
-
-def url_citation(citation: Any) -> Any:
-    """A citation as a Chat Completions ``url_citation`` annotation (the shape the SDK's
-    types accept), or ``None`` when it names no URL."""
-    if isinstance(citation, dict):
-        if citation.get("type") == "url_citation":
-            return citation
-        url = citation.get("url") or citation.get("uri")
-        if isinstance(url, str):
-            inner = {"url": url, "title": citation.get("title") or "", "start_index": 0,
-                     "end_index": 0}
-            return {"type": "url_citation", "url_citation": inner}
-    return None
 
 
 class OpenAIChatEncoder(Encoder):

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..response import ToolCallBlock, Usage
 
-__all__ = ["arguments_object", "usage_body"]
+__all__ = ["arguments_object", "url_citation", "usage_body"]
 
 
 def usage_body(
@@ -32,3 +32,21 @@ def arguments_object(call: ToolCallBlock) -> Any:
     not an object) come back as ``{"_raw_arguments": "..."}``, the evidence kept."""
     arguments = call.arguments
     return arguments if isinstance(arguments, dict) else {"_raw_arguments": call.raw_arguments}
+
+
+def url_citation(citation: Any) -> dict[str, Any] | None:
+    """A citation of any provider as an OpenAI chat ``url_citation`` annotation (the shape
+    ``ChatCompletion`` accepts): an Anthropic ``web_search_result_location``, a Responses
+    (flat) ``url_citation``, a Gemini-style ``uri``; ``None`` for one that names no URL (a
+    file citation, a character range of a document)."""
+    if not isinstance(citation, dict):
+        return None
+    if citation.get("type") == "url_citation" and isinstance(citation.get("url_citation"), dict):
+        return citation
+    url = citation.get("url") or citation.get("uri")
+    if not isinstance(url, str):
+        return None
+    inner = {"url": url, "title": str(citation.get("title") or ""),
+             "start_index": int(citation.get("start_index") or 0),
+             "end_index": int(citation.get("end_index") or 0)}
+    return {"type": "url_citation", "url_citation": inner}

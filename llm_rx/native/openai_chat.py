@@ -15,7 +15,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
-from ._shared import usage_body
+from ._shared import url_citation, usage_body
 
 __all__ = ["to_openai_chat"]
 
@@ -107,14 +107,7 @@ def _message(blocks: list[Block]) -> dict[str, Any]:
                                     "arguments": legacy[0].raw_arguments}
         calls = [call for call in calls if call not in legacy]
     if calls:
-        message["tool_calls"] = [
-            {
-                "id": call.id or "",
-                "type": (call.meta or {}).get("type", "function"),
-                "function": {"name": call.name or "", "arguments": call.raw_arguments},
-            }
-            for call in calls
-        ]
+        message["tool_calls"] = [_tool_call(call) for call in calls]
     citations = [citation for block in texts for citation in block.citations]
     if citations:
         message["annotations"] = citations
@@ -129,6 +122,34 @@ def _message(blocks: list[Block]) -> dict[str, Any]:
             else:
                 message[key] = value
     return message
+
+
+def _tool_call(call: ToolCallBlock) -> dict[str, Any]:
+    """A ``tool_calls`` entry: a custom tool's free-text input as a ``custom`` call, and a
+    call that got no arguments as ``"{}"`` (what the non-stream API gives for it)."""
+    kind = (call.meta or {}).get("type", "function")
+    if kind == "custom":
+        return {"id": call.id or "", "type": "custom",
+                "custom": {"name": call.name or "", "input": call.raw_arguments}}
+    arguments = call.raw_arguments or ("{}" if call.arguments == {} else "")
+    return {"id": call.id or "", "type": kind,
+            "function": {"name": call.name or "", "arguments": arguments}}
+
+
+def _foreign(block: Block) -> Block:
+    """Another provider's block without its spelling notes; what it means in chat terms
+    stays: a Responses custom tool call stays a custom call, a citation becomes a
+    ``url_citation`` (one that names no URL has no place in a chat completion)."""
+    meta = None
+    if isinstance(block, ToolCallBlock):
+        item = (block.meta or {}).get("item")
+        if isinstance(item, dict) and item.get("type") == "custom_tool_call":
+            meta = {"type": "custom"}
+    update: dict[str, Any] = {"meta": meta}
+    if isinstance(block, TextBlock) and block.citations:
+        cited = (url_citation(citation) for citation in block.citations)
+        update["citations"] = [citation for citation in cited if citation is not None]
+    return block.model_copy(update=update)
 
 
 def _merge_indexed(previous: list[Any], update: list[Any]) -> list[Any]:
@@ -173,7 +194,7 @@ def _choice(
     same_provider: bool,
 ) -> dict[str, Any]:
     if not same_provider:  # another provider's spelling notes mean nothing here
-        blocks = [block.model_copy(update={"meta": None}) for block in blocks]
+        blocks = [_foreign(block) for block in blocks]
     out: dict[str, Any] = {
         "index": index,
         "message": _message(blocks),
