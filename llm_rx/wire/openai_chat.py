@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..errors import IncompleteStreamError, ProviderError, WireFormatError
+from ..errors import IncompleteStreamError, LlmRxError, ProviderError, WireFormatError
 from ..events import (
     BlockStart,
     BlockStop,
@@ -135,6 +135,7 @@ class _Choice:
 
     __slots__ = (
         "details",
+        "early",
         "fields",
         "finished",
         "had_refusal",
@@ -156,6 +157,7 @@ class _Choice:
         self.thinking: int | None = None
         self.refusal: int | None = None
         self.tools: dict[Any, tuple[int, str | None]] = {}  # wire key -> (block, call id)
+        self.early: dict[Any, list[str]] = {}  # wire key -> fragments before the id and name
         self.details: dict[Any, int] = {}  # reasoning_details index -> block
         self.last_tool: int | None = None
         self.had_tools = False
@@ -396,7 +398,8 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         if self._choices and all(choice.finished for choice in self._choices.values()):
             self._done(out, inferred_from=None)
             return
-        raise IncompleteStreamError("the stream ended before [DONE] or a finish_reason")
+        raise self._fail(IncompleteStreamError(
+            "the stream ended before [DONE] or a finish_reason"), out, start=True)
 
     # -- pieces ----------------------------------------------------------------------------
 
@@ -458,6 +461,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         native = raw.get("finish_reason")
         if native and not choice.finished:
             choice.finished = True
+            self._open_early(choice, out)
             for index in list(choice.open):
                 self._close(choice, index, out)
             choice.reason = finish_reason(
@@ -602,6 +606,13 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
         if entry is None and key is None and call_id is None:
             last = choice.last_tool
             entry = (last, None) if last is not None else None
+        arguments = function.get("arguments")
+        fragment = arguments if isinstance(arguments, str) or arguments is None else (
+            orjson.dumps(arguments).decode())
+        if entry is None and key is not None and call_id is None and not function.get("name"):
+            if fragment:  # before the call's id and name: held until they come (PITFALLS 37)
+                choice.early.setdefault(key, []).append(fragment)
+            return
         if entry is None:
             meta = {"type": call["type"]} if call.get("type") else None
             index = self._open(
@@ -615,20 +626,33 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                     self._tool_choice.pop(replaced[0], None)
                 choice.tools[key] = entry
                 self._tool_choice[index] = choice
+                for held in choice.early.pop(key, ()):
+                    out.append(ToolArgsDelta(index, held))
         index = entry[0]
         choice.last_tool = index
-        arguments = function.get("arguments")
-        if isinstance(arguments, str):
-            if arguments:
-                out.append(ToolArgsDelta(index, arguments))
-        elif arguments is not None:
-            out.append(ToolArgsDelta(index, orjson.dumps(arguments).decode()))
+        if fragment:
+            out.append(ToolArgsDelta(index, fragment))
+
+    def _open_early(self, choice: _Choice, out: list[Event]) -> None:
+        """Calls whose id and name never came, opened without them (their arguments kept)."""
+        for key, fragments in choice.early.items():
+            index = self._open(choice, out, "tool_call")
+            choice.tools[key] = (index, None)
+            self._tool_choice[index] = choice
+            out.extend(ToolArgsDelta(index, fragment) for fragment in fragments)
+        choice.early.clear()
+
+    def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
+        for choice in self._choices.values():
+            self._open_early(choice, out)
+        return super()._fail(error, out, start=start)
 
     def _done(self, out: list[Event], inferred_from: str | None) -> None:
         first: _Choice | None = self._choices.get(0) or next(iter(self._choices.values()), None)
         if not self.started:
             self._start(out)
         for choice in self._choices.values():
+            self._open_early(choice, out)
             for index in list(choice.open):
                 self._close(choice, index, out)
         if first is not None and first.finished:

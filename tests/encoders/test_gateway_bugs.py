@@ -185,3 +185,21 @@ def test_translate_parallel_calls_stay_apart_by_index() -> None:
     calls = state.get_final_completion().choices[0].message.tool_calls or []
     assert [(c.id, c.function.name, orjson.loads(c.function.arguments)) for c in calls] == [
         ("call_a", "first", {"a": 1}), ("call_b", "second", {"b": 2})]
+
+
+# hand-written: a call's first fragments come before its id and name (a host that streams
+# the arguments as soon as the model emits them)
+ARGS_BEFORE_ID = sse(
+    chat_chunk({"role": "assistant", "tool_calls": [call(0, '{"city"')]}),
+    chat_chunk({"tool_calls": [call(0, ': "Pa', id="call_9", type="function", name="weather")]}),
+    chat_chunk({"tool_calls": [call(0, 'ris"}')]}),
+    chat_chunk({}, "tool_calls"),
+) + DONE
+
+
+def test_translate_arguments_before_the_calls_id_and_name_are_kept() -> None:
+    # PITFALLS 37: arguments that arrive before the call's id and name lost (or the id/name)
+    out = llm_rx.translate(ARGS_BEFORE_ID, "anthropic", "openai-chat")
+    message = anthropic_message(out)
+    assert [(b.id, b.name, b.input) for b in message.content] == [
+        ("call_9", "weather", {"city": "Paris"})]

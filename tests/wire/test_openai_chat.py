@@ -239,3 +239,23 @@ def test_openai_chat_first_created_after_a_false_one_is_kept_on_the_fast_path() 
     with fast_paths(False):
         assert outcome([body], "openai-chat") == fast
     assert llm_rx.reassemble(body, "openai-chat").extra.get("created") == 1
+
+
+def test_openai_chat_arguments_before_the_id_and_name_wait_for_them() -> None:
+    body = sse(
+        chat_chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"a"'}}]}),
+        chat_chunk({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                    "function": {"name": "f", "arguments": ": 1}"}}]}),
+        chat_chunk({}, "tool_calls"),
+    ) + DONE
+    (call,) = llm_rx.reassemble(body, "openai-chat").tool_calls
+    assert (call.id, call.name, call.raw_arguments, call.arguments) == (
+        "call_1", "f", '{"a": 1}', {"a": 1})
+
+
+def test_openai_chat_arguments_whose_id_never_comes_are_kept_when_cut() -> None:
+    body = sse(chat_chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"a"'}}]}))
+    response = llm_rx.reassemble(body, "openai-chat")
+    assert [(c.id, c.name, c.raw_arguments) for c in response.tool_calls] == [
+        (None, None, '{"a"')]
+    assert response.stop_reason == "interrupted"
