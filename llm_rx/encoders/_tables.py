@@ -57,53 +57,71 @@ STOP: dict[str, dict[StopReason, str]] = {
     },
 }
 
-#: target -> what it cannot carry (reported as ``Dropped`` with ``what`` as named here).
+#: target -> what it cannot carry: ``Dropped.what`` -> when. Everywhere, ``opaque:<kind>`` is
+#: a block or frame of another provider the target has no type for (server tools and their
+#: results, images, grounding), and ``logprobs`` are dropped where the table lists them.
 DROPPED: dict[str, dict[str, str]] = {
     "openai-chat": {
-        "opaque:*": "a server-side block or frame (server tool use and results, images)",
-        "logprobs": "never dropped (choice logprobs)",
+        "opaque:*": "another provider's server-side block or frame",
+        "signature": "a signature on a block that is no reasoning (Gemini's on a call)",
+        "citation": "a citation that names no URL",
     },
     "openai-responses": {
-        "opaque:*": "a block or frame of another provider (its server tools' items)",
-        "citation": "a citation that is not a Responses annotation (no url/title)",
+        "opaque:*": "another provider's block or frame",
+        "signature": "a signature on a block that is no reasoning",
+        "citation": "a citation that names no URL",
+        "logprobs": "log-probabilities of no text part",
     },
     "anthropic": {
-        "opaque:*": "a block or frame of another provider (its server tools' items)",
-        "logprobs": "token log-probabilities",
-        "refusal": "never dropped (refusal text is written as text)",
-        "citation": "a citation of another provider (Anthropic's own are kept)",
+        "opaque:*": "another provider's block or frame",
+        "signature": "a signature on a block that is no reasoning",
+        "citation": "another provider's citation (no Anthropic citation type)",
+        "logprobs": "log-probabilities",
     },
     "gemini": {
-        "opaque:*": "a block or frame of another provider",
-        "logprobs": "token log-probabilities",
-        "citation": "a citation (grounding metadata is Gemini's own, kept as opaque)",
+        "opaque:*": "another provider's block or frame",
+        "redacted_thinking": "redacted reasoning",
+        "citation": "a citation",
+        "logprobs": "log-probabilities",
+        "raw_arguments": "(not lost) arguments that are no JSON object go as "
+                         '{"_raw_arguments": "..."}',
     },
     "ollama": {
         "opaque:*": "any server-side block or frame",
-        "signature": "a reasoning signature or redacted reasoning",
-        "logprobs": "token log-probabilities",
+        "signature": "a signature",
+        "redacted_thinking": "redacted reasoning",
         "citation": "a citation",
+        "logprobs": "another provider's log-probabilities",
+        "raw_arguments": "(not lost) arguments that are no JSON object go as "
+                         '{"_raw_arguments": "..."}',
     },
     "bedrock-converse": {
-        "opaque:*": "a block or frame of another provider",
-        "logprobs": "token log-probabilities",
-        "citation": "a citation of another provider",
+        "opaque:*": "another provider's block or frame",
+        "signature": "a signature on a block that is no reasoning",
+        "citation": "another provider's citation",
+        "logprobs": "log-probabilities",
     },
 }
 
 #: target -> where its grammar holds something back (everything else goes out at once).
 WAITS: dict[str, str] = {
-    "all": "The opening frame waits for the message-level metadata that follows the start "
-           "(the same read); the final usage waits for the end of the reply (usage that "
-           "arrives after the stop is folded in); a tool call whose id or name is unknown at "
-           "its start gets them at its start or not at all (its arguments never go first).",
-    "openai-chat": "the finish chunk waits for the reply's end when the source gave no "
-                   "per-choice end",
-    "anthropic": "message_delta (stop reason and final usage) waits for the reply's end",
-    "openai-responses": "output_text.done / content_part.done / output_item.done wait for "
-                        "the block's end (they repeat its whole text)",
-    "gemini": "the finishReason and usageMetadata chunk waits for the reply's end",
-    "ollama": "the done line waits for the reply's end",
+    "all": "the opening frame waits for the message-level metadata that follows the start "
+           "(MessageStart; the first content event sends it); the stop and the final usage "
+           "wait for the reply's end, so usage that arrives after the stop is in them and "
+           "a cut source gets no terminal frame; a tool call's argument fragments that "
+           "arrive before its id and name wait in the decoder until they come",
+    "openai-chat": "the finish chunks wait for the reply's end (a finish_reason for every "
+                   "choice reads as a finished reply)",
+    "openai-responses": "the .done events of a part and an item wait for its end (they "
+                        "repeat its whole text); an item of several parts ends when a block "
+                        "of another item starts",
+    "anthropic": "message_delta (stop reason, final usage) waits for the reply's end; a "
+                 "redacted_thinking block waits for its data",
+    "gemini": "a functionCall waits for its block's end (its args are whole); from Gemini "
+              "itself a block's first part waits for the next event (a signature that "
+              "follows goes on it); the finishReason chunk waits for the reply's end",
+    "ollama": "a tool call waits for its block's end (whole arguments); the done line "
+              "waits for the reply's end",
     "bedrock-converse": "messageStop and metadata wait for the reply's end",
 }
 
