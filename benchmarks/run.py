@@ -149,6 +149,21 @@ def _same(event: Event) -> Event:
     return event
 
 
+#: The stream each case is translated to by ``encode()`` (another provider's).
+ENCODE_TO = ["anthropic", "openai-chat", "anthropic", "openai-chat", "openai-chat"]
+
+
+def encoder(to: str) -> Contender:
+    """Decode and re-encode as ``to``'s stream, end to end: the source, then ``encode()``."""
+
+    def encode(chunks: list[bytes]) -> bytes:
+        out: list[bytes] = []
+        llm_rx.from_bytes(chunks).pipe(lxo.encode(to)).subscribe(out.append)
+        return b"".join(out)
+
+    return encode
+
+
 # -- the official SDKs' helpers, end to end over a mock transport (optional extras) ----------
 
 
@@ -341,6 +356,7 @@ def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
         "pipeline (3 sinks)": pipeline,
         "accumulate()": accumulate,
         "accumulate() after map": accumulate_behind_map,
+        "encode()": encoder(ENCODE_TO[number]),
         **sdks,
     }
     body = make_body()
@@ -348,7 +364,7 @@ def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
     for name, seconds in result.items():
         print(f"{title:34} {name:22} {seconds * 1e3:8.1f}ms "
               f"{ratio(times, name, 'floor'):7.2f}x")
-    for name in ("accumulate()", "accumulate() after map"):
+    for name in ("accumulate()", "accumulate() after map", "encode()"):
         print(f"{title:34} {name.replace('()', '') + ' / reassemble':34} "
               f"{ratio(times, name, 'llm_rx.reassemble'):7.2f}x")
     reads = {"floor": floor, **by_read_size(body)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import llm_rx
 from benchmarks import run, streams
 
 
@@ -49,3 +50,11 @@ def test_http_benchmark_contenders_read_the_served_stream() -> None:
                 assert ours.complete, path
     finally:
         http._stop_server(process)
+
+
+@pytest.mark.parametrize("number", range(5))
+def test_the_encode_contender_gives_the_translated_stream(number: int) -> None:
+    _, make_body, _, _ = run._cases(300, sdks=False)[number]
+    body = make_body()
+    to = run.ENCODE_TO[number]
+    assert run.encoder(to)(streams.chunked(body)) == llm_rx.translate(body, to)

@@ -15,7 +15,7 @@ per event; a target encoder overrides those it writes something for.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -44,6 +44,10 @@ from ..response import Usage
 __all__ = ["Encoder", "ObjectArguments", "dumps", "raw_data", "sse", "sse_data"]
 
 dumps = orjson.dumps
+
+_TEXTUAL = frozenset({TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta})
+_SENTINEL = "\x00llm-rx\x00"  # (a text no reply has, to find where a text goes in a frame)
+_SENTINEL_JSON = dumps(_SENTINEL)
 
 
 def sse(name: str, payload: Any) -> bytes:
@@ -108,6 +112,13 @@ class Encoder:
         self.usage: Usage | None = None
         self.stop: MessageStop | None = None
         self.ends: dict[int, ChoiceEnd] = {}
+        #: block index -> (delta class, the frame's bytes around each place of its text's
+        #: JSON string, what wraps the frame, where the texts go)
+        self._templates: dict[int, tuple[type[Any], tuple[bytes, ...],
+                                         Callable[[bytes], bytes] | None,
+                                         list[str] | None]] = {}
+        self._untemplated: set[int] = set()
+        self.holding = False  # whether a frame waits for the next event (no template then)
         self.started = False  # whether MessageStart arrived
         self.finished = False  # whether finish() ran (nothing is written after it)
         self._handlers: dict[type[Any], Callable[[Any, list[bytes]], None]] = {
@@ -143,9 +154,45 @@ class Encoder:
         if self.finished:
             return b""
         handlers = self._handlers
+        templates = self._templates
+        append = out.append
         for event in events:
-            handlers[event.__class__](event, out)
+            cls = event.__class__
+            if self.holding:
+                self._while_holding(event, out)
+            elif cls in _TEXTUAL:
+                index, text = cast("tuple[int, str]", event)  # (a text delta's fields)
+                template = templates.get(index)
+                if template is not None and template[0] is cls:  # the usual delta
+                    data = dumps(text).join(template[1])  # (the text where it goes)
+                    cls, _, wrap, texts = template
+                    append(data if wrap is None else wrap(data))
+                    if texts is not None:
+                        texts.append(text)
+                    continue
+            handlers[cls](event, out)
         return b"".join(out)
+
+    def learn(self, index: int, cls: type[Any], frame: Callable[[str], bytes],
+              wrap: Callable[[bytes], bytes] | None = None,
+              texts: list[str] | None = None) -> None:
+        """Remember how a ``cls`` delta of block ``index`` is written: ``frame(text)`` is its
+        frame, all of whose bytes but the text's JSON string (in one place or more) stay the
+        same while nothing else changes (the metadata it carries); ``wrap`` frames it (an
+        event-stream message); ``texts`` gets each text (a target that repeats the whole
+        text at the block's end).
+        The next such deltas are then written with no other work."""
+        if index in self._untemplated:
+            return
+        parts = tuple(frame(_SENTINEL).split(_SENTINEL_JSON))
+        if len(parts) > 1:
+            self._templates[index] = (cls, parts, wrap, texts)
+        else:  # (a frame that does not carry the text as a string of its own)
+            self._untemplated.add(index)
+
+    def forget(self) -> None:
+        """What the templates were learnt on changed: learn them again."""
+        self._templates.clear()
 
     def finish(self, error: LlmRxError | None = None) -> bytes:
         """The bytes that end the stream: after a complete reply its terminal frames (those
@@ -175,6 +222,7 @@ class Encoder:
         self._on_start(event, out)
 
     def _metadata(self, event: MetadataUpdate, out: list[bytes]) -> None:
+        self.forget()  # (the frames carry the metadata)
         if event.choice is None:
             self.metadata.update(event.fields)
         self._on_metadata(event, out)
@@ -184,6 +232,7 @@ class Encoder:
         self._on_block_start(event, out)
 
     def _block_stop(self, event: BlockStop, out: list[bytes]) -> None:
+        self._templates.pop(event.index, None)
         if event.index in self.blocks:
             self._on_block_stop(self.blocks[event.index], out)
 
@@ -214,6 +263,9 @@ class Encoder:
         return start.kind if start is not None else None
 
     # -- the target's hooks (each writes to ``out``) ---------------------------------------
+
+    def _while_holding(self, event: Event, out: list[bytes]) -> None:
+        """The next event arrived while a frame waits for it (``holding``)."""
 
     def _on_start(self, event: MessageStart, out: list[bytes]) -> None: ...
     def _on_metadata(self, event: MetadataUpdate, out: list[bytes]) -> None: ...

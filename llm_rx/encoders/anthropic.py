@@ -88,6 +88,16 @@ class AnthropicEncoder(Encoder):
             out.append(sse("content_block_delta",
                            {"type": "content_block_delta", "index": wire, "delta": delta}))
 
+    def _text(self, event: Any, kind: str, field: str, text: str, out: list[bytes]) -> None:
+        """A text-like delta; the block's next ones are written from its template."""
+        index = event.index
+        self._delta(index, {"type": kind, field: text}, out)
+        wire = self._wire.get(index)
+        if wire is not None:
+            self.learn(index, event.__class__, lambda sample: sse("content_block_delta", {
+                "type": "content_block_delta", "index": wire,
+                "delta": {"type": kind, field: sample}}))
+
     # -- events --------------------------------------------------------------------------
 
     def _on_metadata(self, event: Any, out: list[bytes]) -> None:
@@ -119,14 +129,14 @@ class AnthropicEncoder(Encoder):
                       f"a {self.source} block anthropic has no type for", event.raw)
 
     def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._delta(event.index, {"type": "text_delta", "text": event.text}, out)
+        self._text(event, "text_delta", "text", event.text, out)
 
     def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._delta(event.index, {"type": "text_delta", "text": event.text}, out)
+        self._text(event, "text_delta", "text", event.text, out)
 
     def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
         if self.kind(event.index) == "thinking":
-            self._delta(event.index, {"type": "thinking_delta", "thinking": event.text}, out)
+            self._text(event, "thinking_delta", "thinking", event.text, out)
         else:
             self.drop("thinking", event.index, "reasoning text on a redacted block", event.text)
 
@@ -147,8 +157,12 @@ class AnthropicEncoder(Encoder):
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         shape = self._arguments.setdefault(event.index, ObjectArguments())
-        self._delta(event.index, {"type": "input_json_delta",
-                                  "partial_json": shape.fragment(event.fragment)}, out)
+        fragment = shape.fragment(event.fragment)
+        if shape.text is False:  # (an object's fragments go as they are: a template)
+            self._text(event, "input_json_delta", "partial_json", fragment, out)
+        else:
+            self._delta(event.index, {"type": "input_json_delta", "partial_json": fragment},
+                        out)
 
     def _on_citation(self, event: CitationDelta, out: list[bytes]) -> None:
         citation = event.citation

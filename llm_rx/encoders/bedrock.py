@@ -11,6 +11,7 @@ error's type in ``:exception-type``); a cut source ends without ``messageStop``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ProviderError
@@ -27,7 +28,7 @@ from ..events import (
     ThinkingDelta,
     ToolArgsDelta,
 )
-from ..wire.eventstream import encode_message
+from ..wire.eventstream import encode_message, message_encoder
 from ._base import Encoder, ObjectArguments, dumps
 from ._tables import STOP, bedrock_usage
 
@@ -40,6 +41,10 @@ _STOP_FIELDS = ("additionalModelResponseFields",)
 
 def _message(name: str, payload: dict[str, Any]) -> bytes:
     return encode_message({":event-type": name, **_EVENT}, dumps(payload))
+
+
+#: A ``contentBlockDelta`` message around a payload (its headers encoded once).
+_delta_message = message_encoder({":event-type": "contentBlockDelta", **_EVENT})
 
 
 class BedrockEncoder(Encoder):
@@ -73,6 +78,14 @@ class BedrockEncoder(Encoder):
         wire = self._block(index, out)
         out.append(_message("contentBlockDelta", {"contentBlockIndex": wire, "delta": delta}))
 
+    def _text(self, event: Any, delta: Callable[[str], dict[str, Any]], text: str,
+              out: list[bytes]) -> None:
+        """A text-like delta; the block's next ones are written from its template."""
+        self._delta(event.index, delta(text), out)
+        wire = self._wire[event.index]
+        self.learn(event.index, event.__class__, lambda sample: dumps(
+            {"contentBlockIndex": wire, "delta": delta(sample)}), _delta_message)
+
     # -- events --------------------------------------------------------------------------
 
     def _on_block_start(self, event: BlockStart, out: list[bytes]) -> None:
@@ -95,13 +108,13 @@ class BedrockEncoder(Encoder):
                           f"a {self.source} block bedrock-converse has no block for", event.raw)
 
     def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._delta(event.index, {"text": event.text}, out)
+        self._text(event, lambda text: {"text": text}, event.text, out)
 
     def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._delta(event.index, {"text": event.text}, out)  # (a refusal's words, as text)
+        self._text(event, lambda text: {"text": text}, event.text, out)  # (as text)
 
     def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
-        self._delta(event.index, {"reasoningContent": {"text": event.text}}, out)
+        self._text(event, lambda text: {"reasoningContent": {"text": text}}, event.text, out)
 
     def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None:
         kind = self.kind(event.index)
@@ -116,7 +129,11 @@ class BedrockEncoder(Encoder):
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         shape = self._arguments.setdefault(event.index, ObjectArguments())
-        self._delta(event.index, {"toolUse": {"input": shape.fragment(event.fragment)}}, out)
+        fragment = shape.fragment(event.fragment)
+        if shape.text is False:  # (an object's fragments go as they are: a template)
+            self._text(event, lambda sample: {"toolUse": {"input": sample}}, fragment, out)
+        else:
+            self._delta(event.index, {"toolUse": {"input": fragment}}, out)
 
     def _on_citation(self, event: CitationDelta, out: list[bytes]) -> None:
         if self.same:

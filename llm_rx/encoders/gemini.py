@@ -36,6 +36,9 @@ from ._tables import STOP, gemini_usage
 
 __all__ = ["GeminiArrayEncoder", "GeminiEncoder"]
 
+_DELTA: dict[str, type[Any]] = {"text": TextDelta, "thinking": ThinkingDelta,
+                                "refusal": RefusalDelta}
+
 
 class GeminiEncoder(Encoder):
     provider = "gemini"
@@ -51,12 +54,20 @@ class GeminiEncoder(Encoder):
 
     # -- framing -------------------------------------------------------------------------
 
+    def _framed(self, data: bytes) -> bytes:
+        return b"data: " + data + b"\n\n"
+
     def _frame(self, chunk: dict[str, Any], out: list[bytes]) -> None:
+        out.append(self._framed(dumps(chunk)))
         self._frames += 1
-        out.append(b"data: " + dumps(chunk) + b"\n\n")
 
     def _chunk(self, choice: int, parts: list[dict[str, Any]] | None, out: list[bytes],
                usage: dict[str, Any] | None = None, **fields: Any) -> None:
+        out.append(self._framed(self._chunk_dumps(choice, parts, usage, **fields)))
+        self._frames += 1
+
+    def _chunk_dumps(self, choice: int, parts: list[dict[str, Any]] | None,
+                     usage: dict[str, Any] | None = None, **fields: Any) -> bytes:
         candidate: dict[str, Any] = {}
         if parts is not None:
             candidate["content"] = {"parts": parts, "role": "model"}
@@ -72,26 +83,21 @@ class GeminiEncoder(Encoder):
             chunk["responseId"] = self.id
         if usage is not None:
             chunk["usageMetadata"] = usage
-        self._frame(chunk, out)
+        return dumps(chunk)
 
-    def encode(self, events: list[Event]) -> bytes:
-        out: list[bytes] = []
-        if self.finished:
-            return b""
-        handlers = self._handlers
-        for event in events:
-            if self._held is not None and not (
-                event.__class__ is SignatureDelta and event.index == self._held[0]
-            ):
-                self._release(out)
-            handlers[event.__class__](event, out)
-        return b"".join(out)
+    def _while_holding(self, event: Event, out: list[bytes]) -> None:
+        held = self._held
+        if held is not None and not (
+            event.__class__ is SignatureDelta and event[0] == held[0]
+        ):
+            self._release(out)
 
     def _release(self, out: list[bytes], signature: str | None = None) -> None:
         if self._held is None:
             return
         index, part = self._held
         self._held = None
+        self.holding = False
         if signature is not None:
             part["thoughtSignature"] = signature
         self._chunk(self.blocks[index].choice, [part], out)
@@ -132,8 +138,13 @@ class GeminiEncoder(Encoder):
         part = self._part(start, text)
         if first and self.same:  # (a signature that follows goes on this part)
             self._held = (index, part)
+            self.holding = True
             return
         self._chunk(start.choice, [part], out)
+        if not first and self._frames:  # (the block's next parts: from a template)
+            thought = {"thought": True} if start.kind == "thinking" else {}
+            self.learn(index, _DELTA[start.kind], lambda sample: self._framed(
+                self._chunk_dumps(start.choice, [{"text": sample, **thought}])))
 
     def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
         self._text(event.index, event.text, out)
@@ -234,9 +245,8 @@ class GeminiArrayEncoder(GeminiEncoder):
     """The JSON-array form (``streamGenerateContent`` without ``alt=sse``): ``[`` chunk
     ``,`` chunk ... ``]``; the ``]`` is the end of a complete reply (a cut one has none)."""
 
-    def _frame(self, chunk: dict[str, Any], out: list[bytes]) -> None:
-        out.append((b"[" if self._frames == 0 else b",\r\n") + dumps(chunk))
-        self._frames += 1
+    def _framed(self, data: bytes) -> bytes:
+        return (b"[" if self._frames == 0 else b",\r\n") + data
 
     def _on_stop(self, event: MessageStop, out: list[bytes]) -> None:
         super()._on_stop(event, out)

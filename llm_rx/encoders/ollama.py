@@ -52,19 +52,27 @@ class OllamaEncoder(Encoder):
         if not self._opened:  # (the first line carries the reply's metadata so far)
             self._opened = True
             self._first = first = dict(self.metadata) if self.same else {}
+        out.append(self._line_bytes(body, first, done=done))
+
+    def _line_bytes(self, body: dict[str, Any], first: dict[str, Any], *,
+                    done: bool = False) -> bytes:
         head: dict[str, Any] = {"model": self.model or ""}
         head["created_at"] = self._first.get("created_at", _EPOCH)
         line = {**head, **first, **body}
         if not done:
             line["done"] = False
-        out.append(dumps(line) + b"\n")
+        return dumps(line) + b"\n"
 
-    def _delta(self, field: str, text: str, out: list[bytes]) -> None:
+    def _body(self, field: str, text: str) -> dict[str, Any]:
         if self._generate:
-            self._line({"response" if field == "content" else field: text}, out)
-        else:
-            self._line({"message": {"role": "assistant", "content": "", field: text}
-                        if field != "content" else {"role": "assistant", "content": text}}, out)
+            return {"response" if field == "content" else field: text}
+        return {"message": {"role": "assistant", "content": "", field: text}
+                if field != "content" else {"role": "assistant", "content": text}}
+
+    def _delta(self, index: int, cls: type[Any], field: str, text: str,
+               out: list[bytes]) -> None:
+        self._line(self._body(field, text), out)
+        self.learn(index, cls, lambda sample: self._line_bytes(self._body(field, sample), {}))
 
     # -- events --------------------------------------------------------------------------
 
@@ -85,13 +93,13 @@ class OllamaEncoder(Encoder):
                       "ollama has no server-side blocks", event.raw)
 
     def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._delta("content", event.text, out)
+        self._delta(event.index, TextDelta, "content", event.text, out)
 
     def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._delta("content", event.text, out)  # (a refusal's words, as text)
+        self._delta(event.index, RefusalDelta, "content", event.text, out)  # (as text)
 
     def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
-        self._delta("thinking", event.text, out)
+        self._delta(event.index, ThinkingDelta, "thinking", event.text, out)
 
     def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None:
         self.drop("signature", event.index, "ollama has no place for signatures",

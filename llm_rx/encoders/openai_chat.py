@@ -13,6 +13,7 @@ an ``{"error": ...}`` chunk and no ``[DONE]``; a cut source ends with neither.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import LlmRxError, ProviderError
@@ -65,10 +66,20 @@ class OpenAIChatEncoder(Encoder):
     def _chunk(self, choice: int, delta: dict[str, Any], out: list[bytes],
                **fields: Any) -> None:
         self._open(out)
+        out.append(self._chunk_bytes(choice, delta, **fields))
+
+    def _chunk_bytes(self, choice: int, delta: dict[str, Any], **fields: Any) -> bytes:
         entry = {"index": choice, "delta": delta, **self._choice_fields.get(choice, {}),
                  **fields}
         entry.setdefault("finish_reason", None)
-        out.append(b"data: " + dumps({**self._top(), "choices": [entry]}) + b"\n\n")
+        return b"data: " + dumps({**self._top(), "choices": [entry]}) + b"\n\n"
+
+    def _write(self, index: int, cls: type[Any], text: str,
+               delta: Callable[[str], dict[str, Any]], out: list[bytes]) -> None:
+        """A delta's chunk; the next ones of the block are written from its template."""
+        choice = self._choice(index)
+        self._chunk(choice, delta(text), out)
+        self.learn(index, cls, lambda sample: self._chunk_bytes(choice, delta(sample)))
 
     def _open(self, out: list[bytes]) -> None:
         if not self._opened:  # (the role delta: what every SDK expects first)
@@ -115,28 +126,28 @@ class OpenAIChatEncoder(Encoder):
         return str(meta.get("field", "reasoning_content")) if self.same else "reasoning_details"
 
     def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._chunk(self._choice(event.index), {"content": event.text}, out)
+        self._write(event.index, TextDelta, event.text, lambda text: {"content": text}, out)
 
     def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._chunk(self._choice(event.index), {"refusal": event.text}, out)
+        self._write(event.index, RefusalDelta, event.text, lambda text: {"refusal": text}, out)
 
     def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
         start = self.blocks.get(event.index)
         if start is None:
             return
         field = self._field(start)
-        if field == "reasoning_details":
-            meta = start.meta or {}
-            item = self._detail(start, text=event.text)
-            delta: dict[str, Any] = {"reasoning_details": [item]}
-            if meta.get("plain", True) or not self.same:
-                delta = {"reasoning": event.text, **delta}
-        elif field == "content_parts":
-            parts = [{"type": "text", "text": event.text}]
-            delta = {"content": [{"type": "thinking", "thinking": parts}]}
-        else:
-            delta = {field: event.text}
-        self._chunk(start.choice, delta, out)
+        plain = (start.meta or {}).get("plain", True) or not self.same
+
+        def delta(text: str) -> dict[str, Any]:
+            if field == "reasoning_details":
+                details: dict[str, Any] = {"reasoning_details": [self._detail(start, text=text)]}
+                return {"reasoning": text, **details} if plain else details
+            if field == "content_parts":
+                parts = [{"type": "text", "text": text}]
+                return {"content": [{"type": "thinking", "thinking": parts}]}
+            return {field: text}
+
+        self._write(event.index, ThinkingDelta, event.text, delta, out)
 
     def _detail(self, start: BlockStart, **fields: Any) -> dict[str, Any]:
         meta = start.meta or {}
@@ -171,8 +182,11 @@ class OpenAIChatEncoder(Encoder):
         if position is None:
             return
         self._args.add(event.index)
-        call = {"index": position, "function": {"arguments": event.fragment}}
-        self._chunk(self._choice(event.index), {"tool_calls": [call]}, out)
+
+        def delta(fragment: str) -> dict[str, Any]:
+            return {"tool_calls": [{"index": position, "function": {"arguments": fragment}}]}
+
+        self._write(event.index, ToolArgsDelta, event.fragment, delta, out)
 
     def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None:
         if start.kind == "tool_call" and start.index not in self._args and not self.same:

@@ -74,9 +74,15 @@ class OpenAIResponsesEncoder(Encoder):
     # -- framing -------------------------------------------------------------------------
 
     def _frame(self, name: str, fields: dict[str, Any], out: list[bytes]) -> None:
-        frame = {"type": name, "sequence_number": self._seq, **fields}
+        out.append(self._event(name, dumps({"type": name, **fields})[:-1]))
+
+    def _event(self, name: str, body: bytes) -> bytes:
+        """The SSE event of a frame whose JSON object ``body`` is open at its end: its
+        ``sequence_number`` goes last (so a delta's bytes before it are a template's)."""
+        seq = self._seq
         self._seq += 1
-        out.append(b"event: " + name.encode() + b"\ndata: " + dumps(frame) + b"\n\n")
+        return (b"event: " + name.encode() + b"\ndata: " + body + b',"sequence_number":'
+                + str(seq).encode() + b"}\n\n")
 
     def _response(self, status: str) -> dict[str, Any]:
         body: dict[str, Any] = {"id": self.id or "", "object": "response", "created_at": 0,
@@ -253,41 +259,43 @@ class OpenAIResponsesEncoder(Encoder):
         entry = item.parts.get(index) if item is not None else None
         return (item, entry) if item is not None and entry is not None else None
 
-    def _text_delta(self, index: int, text: str, out: list[bytes]) -> None:
+    def _text_delta(self, index: int, cls: type[Any], text: str, out: list[bytes]) -> None:
         found = self._texts(index)
         if found is None:
             return
         item, (_, number, texts, part) = found
         texts.append(text)
-        at = {"item_id": item.body["id"], "output_index": item.number}
+        at: dict[str, Any] = {"item_id": item.body["id"], "output_index": item.number}
         kind = part.get("type")
+        after: dict[str, Any] = {}
         if kind in _TOOL_FIELD:
-            self._frame(_EVENT_OF[str(kind)] + ".delta", {**at, "delta": text}, out)
+            name = _EVENT_OF[str(kind)] + ".delta"
         elif kind == "output_text":
             self._last_text = index
-            self._frame("response.output_text.delta",
-                        {**at, "content_index": number, "delta": text, "logprobs": []}, out)
+            name, at["content_index"], after = "response.output_text.delta", number, {
+                "logprobs": []}
         elif kind == "refusal":
-            self._frame("response.refusal.delta", {**at, "content_index": number,
-                                                   "delta": text}, out)
+            name, at["content_index"] = "response.refusal.delta", number
         elif kind == "summary_text":
-            self._frame("response.reasoning_summary_text.delta",
-                        {**at, "summary_index": number, "delta": text}, out)
+            name, at["summary_index"] = "response.reasoning_summary_text.delta", number
         else:
-            self._frame("response.reasoning_text.delta",
-                        {**at, "content_index": number, "delta": text}, out)
+            name, at["content_index"] = "response.reasoning_text.delta", number
+        self._frame(name, {**at, "delta": text, **after}, out)
+        self.learn(index, cls, lambda sample: dumps({"type": name, **at, "delta": sample,
+                                                     **after})[:-1],
+                   lambda body: self._event(name, body), texts)
 
     def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._text_delta(event.index, event.text, out)
+        self._text_delta(event.index, TextDelta, event.text, out)
 
     def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._text_delta(event.index, event.text, out)
+        self._text_delta(event.index, RefusalDelta, event.text, out)
 
     def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
-        self._text_delta(event.index, event.text, out)
+        self._text_delta(event.index, ThinkingDelta, event.text, out)
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
-        self._text_delta(event.index, event.fragment, out)
+        self._text_delta(event.index, ToolArgsDelta, event.fragment, out)
 
     def _on_logprobs(self, event: LogprobsDelta, out: list[bytes]) -> None:
         found = self._texts(self._last_text) if self._last_text is not None else None

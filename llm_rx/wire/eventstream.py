@@ -30,7 +30,7 @@ from __future__ import annotations
 import struct
 import uuid
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import NamedTuple
@@ -44,6 +44,7 @@ __all__ = [
     "EventStreamMessage",
     "HeaderValue",
     "encode_message",
+    "message_encoder",
     "parse_headers",
 ]
 
@@ -63,6 +64,7 @@ _INTEGERS = {
 }
 _int64 = _INTEGERS[5]
 _uint32 = struct.Struct(">I")
+_prelude_pack = struct.Struct(">II").pack
 _RAW_LIMIT = 64 * 1024  # bytes of a rejected frame kept as evidence
 _new = tuple.__new__  # builds a message without NamedTuple's argument parsing (hot path)
 _CACHE_LIMIT = 64  # distinct header blocks remembered (a stream repeats a handful)
@@ -225,13 +227,24 @@ class EventStreamDecoder:
 
 
 def encode_message(headers: Mapping[str, str], payload: bytes) -> bytes:
-    """One message with string headers (for tests and fixtures): the inverse of ``decode``."""
+    """One message with string headers: the inverse of ``decode`` (with its CRCs)."""
+    return message_encoder(headers)(payload)
+
+
+def message_encoder(headers: Mapping[str, str]) -> Callable[[bytes], bytes]:
+    """What writes messages of these headers around any payload (the header block encoded
+    once: an encoder writing one message per delta)."""
     block = b"".join(
         bytes([len(name.encode())]) + name.encode() + b"\x07"
         + _uint16.pack(len(value.encode())) + value.encode()
         for name, value in headers.items()
     )
-    total = _OVERHEAD + len(block) + len(payload)
-    prelude = struct.pack(">II", total, len(block))
-    head = prelude + _uint32.pack(zlib.crc32(prelude)) + block + payload
-    return head + _uint32.pack(zlib.crc32(head))
+    size = len(block)
+    pack, crc = _prelude_pack, zlib.crc32
+
+    def encode(payload: bytes) -> bytes:
+        prelude = pack(_OVERHEAD + size + len(payload), size)
+        head = prelude + _uint32.pack(crc(prelude)) + block + payload
+        return head + _uint32.pack(crc(head))
+
+    return encode

@@ -217,3 +217,13 @@ def test_translate_bytes_do_not_depend_on_chunking(
     data = cap.data
     pieces = split_at(data, [cut % (len(data) + 1) for cut in cuts])
     assert llm_rx.translate(pieces, target, cap.provider) == whole
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_translate_templates_write_the_bytes_the_frames_would(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fast = [llm_rx.translate(cap.data, target, cap.provider) for cap in STREAMS]
+    monkeypatch.setattr(llm_rx.encoders.Encoder, "learn", lambda *args, **kwargs: None)
+    slow = [llm_rx.translate(cap.data, target, cap.provider) for cap in STREAMS]
+    assert fast == slow
