@@ -127,6 +127,8 @@ def test_cli_reassemble_reads_a_non_stream_body_as_its_reply(name: str) -> None:
     events = io.StringIO()
     assert main(["events", str(path)], out=events) == 0
     assert events.getvalue().splitlines()[-1].startswith('{"type":"message_stop"')
+
+
 def test_cli_convert_prints_the_target_stream() -> None:
     source = capture("openai/chat-parallel-tool-calls.sse")
     result = subprocess.run(
