@@ -283,5 +283,12 @@ class Response(BaseModel):
         return "".join(block.text for block in self.content if isinstance(block, TextBlock))
 
     @property
+    def thinking(self) -> str:
+        """The reasoning's text: every thinking block of the (first) choice, joined (a
+        redacted block adds nothing: its text is encrypted, in ``signature``)."""
+        return "".join(block.text for block in self.content if isinstance(block, ThinkingBlock))
+
+    @property
     def tool_calls(self) -> list[ToolCallBlock]:
+        """The calls the client is to run, in order (server-side tools are ``opaque``)."""
         return [block for block in self.content if isinstance(block, ToolCallBlock)]
