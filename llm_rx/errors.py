@@ -5,7 +5,8 @@
     LlmRxError                      base of everything below; ``raw`` is the offending frame
     ├── WireFormatError             the bytes are not a stream of the expected format
     │   ├── FrameTooLargeError      a frame (line / event) grew past the configured limit
-    │   └── NonStreamBodyError      the body is a non-stream reply, not a stream
+    │   ├── NonStreamBodyError      the body is a non-stream reply, not a stream
+    │   └── StructuredOutputError   a block's finished text is no JSON, or fails its schema
     ├── ProviderError               the provider reported an error: in-band (``event: error``,
     │                               an ``{"error": ...}`` chunk) or as an HTTP error status
     ├── ProtocolError               frames arrived in an order the protocol forbids
@@ -33,6 +34,7 @@ __all__ = [
     "ProtocolError",
     "ProviderError",
     "StreamTimeoutError",
+    "StructuredOutputError",
     "WireFormatError",
 ]
 
@@ -85,6 +87,24 @@ class NonStreamBodyError(WireFormatError):
     def __init__(self, message: str, raw: str | bytes | None = None, *, provider: str) -> None:
         super().__init__(message, raw)
         self.provider = provider
+
+
+class StructuredOutputError(WireFormatError):
+    """A block's finished text (a tool call's arguments, a JSON answer) is no JSON, or does not
+    validate against the schema it was read with: ``raw`` is the whole text, ``index`` the
+    block, ``errors`` pydantic's list of what failed (empty when the text is no JSON)."""
+
+    def __init__(
+        self,
+        message: str,
+        raw: str | bytes | None = None,
+        *,
+        index: int,
+        errors: list[Any] | None = None,
+    ) -> None:
+        super().__init__(message, raw)
+        self.index = index
+        self.errors: list[Any] = errors or []
 
 
 class ProviderError(LlmRxError):

@@ -10,12 +10,15 @@ from ._encode import encode
 from ._merge_usage import merge_usage
 from ._metrics import StreamMetrics, metrics
 from ._paced import paced
+from ._partial_json import PartialValue, partial_json
 from ._text_only import text_only
+from ._think_tags import think_tags
 from ._thinking_only import thinking_only
 from ._to_response import to_response
 from ._tool_calls import tool_calls
 
 __all__ = [
+    "PartialValue",
     "StreamMetrics",
     "accumulate",
     "attach_signatures",
@@ -24,7 +27,9 @@ __all__ = [
     "merge_usage",
     "metrics",
     "paced",
+    "partial_json",
     "text_only",
+    "think_tags",
     "thinking_only",
     "to_response",
     "tool_calls",
