@@ -22,6 +22,7 @@ from .errors import (
     ProtocolError,
     ProviderError,
     StreamTimeoutError,
+    StructuredOutputError,
     WireFormatError,
 )
 from .events import (
@@ -46,7 +47,8 @@ from .events import (
     event_to_dict,
 )
 from .native import from_native, to_native
-from .operators import StreamMetrics
+from .native.messages import MessageDrop, to_message
+from .operators import PartialValue, StreamMetrics
 from .response import (
     Choice,
     ErrorInfo,
@@ -80,12 +82,14 @@ __all__ = [
     "IncompleteStreamError",
     "LlmRxError",
     "LogprobsDelta",
+    "MessageDrop",
     "MessageStart",
     "MessageStop",
     "MetadataUpdate",
     "NonStreamBodyError",
     "Opaque",
     "OpaqueBlock",
+    "PartialValue",
     "ProtocolError",
     "ProviderError",
     "ProviderId",
@@ -99,6 +103,7 @@ __all__ = [
     "StopReason",
     "StreamMetrics",
     "StreamTimeoutError",
+    "StructuredOutputError",
     "TextBlock",
     "TextDelta",
     "ThinkingBlock",
@@ -120,6 +125,7 @@ __all__ = [
     "make_decoder",
     "reassemble",
     "sniff",
+    "to_message",
     "to_native",
     "translate",
 ]
