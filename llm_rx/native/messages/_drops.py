@@ -116,17 +116,19 @@ def _block(block: Block, source: str, target: str, drop: list[str]) -> Block | N
 def _search_sources(block: OpaqueBlock, drop: list[str]) -> OpaqueBlock:
     """A Responses ``web_search_call`` without the sources a request cannot name (a reply
     lists ``{"type": "api", "name": ...}`` ones too; a request type knows URL ones only)."""
-    action = block.raw.get("action") if isinstance(block.raw, dict) else None
+    raw = block.raw if isinstance(block.raw, dict) else {}
+    action = raw.get("action")
     sources = action.get("sources") if isinstance(action, dict) else None
-    if block.kind != "web_search_call" or not isinstance(sources, list):
+    if block.kind != "web_search_call" or not isinstance(action, dict) or not isinstance(
+        sources, list
+    ):
         return block
     urls = [source for source in sources
             if isinstance(source, dict) and source.get("type") == "url"]
     if len(urls) == len(sources):
         return block
     drop.append("search_source")
-    raw = {**block.raw, "action": {**action, "sources": urls}}
-    return block.model_copy(update={"raw": raw})
+    return block.model_copy(update={"raw": {**raw, "action": {**action, "sources": urls}}})
 
 
 def _thinking(block: ThinkingBlock, source: str, target: str, drop: list[str]) -> Block | None:
