@@ -11,6 +11,7 @@ import reactivex
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from reactivex import Observable, abc
 
+from .._partial import JSON_START, partial_parser
 from ..errors import StructuredOutputError
 from ..events import BlockStart, BlockStop, Event, MessageStop, TextDelta, ToolArgsDelta
 
@@ -20,8 +21,6 @@ __all__ = ["GROWTH", "PartialJson", "PartialValue", "Schema", "Schemas", "partia
 #: stream then costs a bounded number of passes over its final text (about ``1 + 1 / GROWTH``
 #: of them), not one per delta (which is quadratic in its length).
 GROWTH = 0.25
-_NUMBER_END = frozenset("0123456789.eE+-")  # (a number at the very end may still grow)
-_JSON_START = ("{", "[")
 
 Schema: TypeAlias = "type[Any] | TypeAdapter[Any]"
 Schemas: TypeAlias = "Schema | Mapping[str, Schema] | Mapping[str | None, Schema]"
@@ -51,22 +50,6 @@ def _dumped(value: Any) -> Any:
     return value.model_dump() if isinstance(value, BaseModel) else value
 
 
-def _parser() -> Callable[[str], Any]:
-    try:
-        import jiter
-    except ImportError as error:  # pragma: no cover - jiter comes with the extra
-        raise ImportError(
-            "partial_json() needs jiter: pip install 'llm-rx[structured]'"
-        ) from error
-
-    def parse(text: str) -> Any:
-        if text and text[-1] in _NUMBER_END:  # (drop it: 12 may be 123 at the next delta)
-            text = text.rstrip("0123456789.eE+-")
-        return jiter.from_json(text.encode(), partial_mode="trailing-strings")
-
-    return parse
-
-
 @dataclass
 class _Block:
     id: str | None
@@ -87,7 +70,7 @@ class PartialJson:
     whose text is no JSON or fails the schema."""
 
     schema: Schemas | None = None
-    _parse: Callable[[str], Any] = field(default_factory=_parser)
+    _parse: Callable[[str], Any] = field(default_factory=partial_parser)
     _blocks: dict[int, _Block] = field(default_factory=dict)
     _adapters: dict[str | None, TypeAdapter[Any] | None] = field(default_factory=dict)
 
@@ -128,7 +111,7 @@ class PartialJson:
             opening = text.lstrip()
             if not opening:
                 return []
-            block.json = opening.startswith(_JSON_START)  # (prose, a free-form tool input)
+            block.json = opening.startswith(JSON_START)  # (prose, a free-form tool input)
             if not block.json:
                 return []
         block.parts.append(text)

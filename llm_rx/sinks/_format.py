@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import orjson
 
+from .._partial import pretty_so_far
 from ..response import Response, ToolCallBlock, Usage
 
-__all__ = ["arguments_text", "footer_text", "problem_text", "usage_text"]
+__all__ = ["answer_json_text", "arguments_text", "footer_text", "problem_text", "usage_text"]
 
 _USAGE_LABELS = (
     ("input_tokens", "input"),
@@ -52,8 +53,23 @@ def problem_text(response: Response) -> str | None:
     return f"Error ({error.kind}): {error.message}"
 
 
-def arguments_text(block: ToolCallBlock) -> str:
-    """A finished call's parsed arguments as indented JSON, else the raw string so far."""
+def arguments_text(block: ToolCallBlock, final: bool = False) -> str:
+    """A finished call's parsed arguments as indented JSON; in progress, the object parsed
+    so far, indented too; else (arguments that never parsed: the evidence) the raw string."""
     if block.arguments is not None and block.raw_arguments:
         return orjson.dumps(block.arguments, option=orjson.OPT_INDENT_2).decode()
-    return block.raw_arguments
+    so_far = None if final else pretty_so_far(block.raw_arguments)
+    return block.raw_arguments if so_far is None else so_far
+
+
+def answer_json_text(text: str, final: bool = False) -> str | None:
+    """A JSON answer (a text that is a JSON object or array: so far, or whole when ``final``)
+    as indented JSON; ``None`` for any other text, shown as it is."""
+    if not final:
+        return pretty_so_far(text)
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        return orjson.dumps(orjson.loads(text), option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONDecodeError:  # (a cut or broken answer: shown as it arrived)
+        return None

@@ -20,7 +20,7 @@ from ..response import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ._format import arguments_text, footer_text, problem_text
+from ._format import answer_json_text, arguments_text, footer_text, problem_text
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
 
 __all__ = ["DisplayUnavailableError", "ReplyFrame", "jupyter_display"]
@@ -123,14 +123,19 @@ def render_frame(response: Response, final: bool) -> ReplyFrame:
     last = len(response.content) - 1
     for position, block in enumerate(response.content):
         if isinstance(block, TextBlock):
-            markdown.append(block.text)
-            plain.append(block.text)
+            answer = answer_json_text(block.text, final)  # (a JSON answer: its object, indented)
+            if answer is not None:
+                fence = _fence(answer)
+                markdown.append(f"{fence}json\n{answer}\n{fence}")
+            else:
+                markdown.append(block.text)
+            plain.append(block.text if answer is None else answer)
         elif isinstance(block, ThinkingBlock):
             thinking = not final and position == last
             markdown.append(_thinking_markdown(block, thinking))
             plain.append(f"[{_thinking_title(block, thinking)}]")
         elif isinstance(block, ToolCallBlock):
-            arguments = arguments_text(block)
+            arguments = arguments_text(block, final)
             fence = _fence(arguments)
             markdown.append(f"**Tool call** `{block.name}`\n{fence}json\n{arguments}\n{fence}")
             plain.append(f"[tool call] {block.name}({arguments})")

@@ -17,7 +17,7 @@ from ..response import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ._format import arguments_text, footer_text, problem_text
+from ._format import answer_json_text, arguments_text, footer_text, problem_text
 
 __all__ = ["RichView", "render_reply"]
 
@@ -68,14 +68,17 @@ def render_reply(response: Response, final: bool) -> RenderableType:
     last = len(response.content) - 1
     for position, block in enumerate(response.content):
         if isinstance(block, TextBlock):
-            if block.text:
+            answer = answer_json_text(block.text, final)  # (a JSON answer: its object, indented)
+            if answer is not None:
+                parts.append(Text(answer, style="cyan"))
+            elif block.text:
                 parts.append(Markdown(block.text))
         elif isinstance(block, ThinkingBlock):
             parts.extend(_thinking(block, streaming=not final and position == last))
         elif isinstance(block, ToolCallBlock):
             call = Text.assemble(("tool call ", "bold cyan"), (block.name or "?", "bold"))
             parts.append(call)
-            arguments = arguments_text(block)
+            arguments = arguments_text(block, final)
             if arguments:
                 parts.append(Text(arguments, style="cyan"))
         elif isinstance(block, RefusalBlock):
