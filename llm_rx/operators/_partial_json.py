@@ -55,7 +55,8 @@ class _Block:
     id: str | None
     name: str | None
     tool: bool  # a tool call's arguments (always JSON), else a text block
-    json: bool = True  # (a text block that opens as prose is no JSON answer)
+    json: bool = True  # (a text that opens as prose, or a free-form tool input, is none)
+    opened: bool = False  # its first character that is no blank arrived (json is known)
     parts: list[str] = field(default_factory=list)
     size: int = 0
     parsed_at: int = 0
@@ -107,15 +108,17 @@ class PartialJson:
     def _grow(self, index: int, block: _Block, text: str) -> list[PartialValue]:
         if not block.json:
             return []
-        if not block.parts:
-            opening = text.lstrip()
-            if not opening:
-                return []
-            block.json = opening.startswith(JSON_START)  # (prose, a free-form tool input)
-            if not block.json:
-                return []
         block.parts.append(text)
         block.size += len(text)
+        if not block.opened:  # (until then the text is blanks: short)
+            opening = "".join(block.parts).lstrip()
+            if not opening:
+                return []
+            block.opened = True
+            block.json = opening.startswith(JSON_START)
+            if not block.json:
+                block.parts = []
+                return []
         if block.size < block.parsed_at * (1 + GROWTH) + 1:
             return []
         block.parsed_at = block.size
@@ -137,8 +140,8 @@ class PartialJson:
         return [PartialValue(index, block.id, block.name, value, False)]
 
     def _final(self, index: int, block: _Block) -> list[PartialValue]:
-        if not block.json or (not block.tool and not block.parts):
-            return []  # (a text block of prose, or of nothing)
+        if not block.json or not (block.opened or block.tool):
+            return []  # (a text block of prose, or of blanks; a free-form tool input)
         text = "".join(block.parts)
         if not text:
             value: Any = {}  # a call without argument fragments has no arguments

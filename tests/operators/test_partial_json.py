@@ -222,3 +222,49 @@ def test_partial_json_reparses_a_bounded_number_of_times() -> None:
     assert final.value == json.loads(document)
     assert sum(parses) <= len(document) * (2 + 1 / GROWTH)  # (not one parse per delta)
     assert len(parses) < 60
+
+
+def test_partial_json_a_final_error_keeps_the_text_from_its_first_byte() -> None:
+    got: list[Any] = []
+    _call("  ", '\n{"a": ', "}").pipe(lxo.partial_json()).subscribe(got.append, got.append)
+    assert isinstance(got[-1], StructuredOutputError)
+    assert got[-1].raw == '  \n{"a": }'
+
+
+def test_partial_json_a_free_form_tool_input_is_left_alone() -> None:
+    assert _values(_call(" SELECT 1", " FROM t")) == []
+
+
+def _answers() -> list[Capture]:
+    out = []
+    for cap in CAPTURES:
+        response = llm_rx.reassemble(cap.data, cap.provider)
+        text = response.text.strip()
+        if response.complete and text.startswith(("{", "[")):
+            try:
+                json.loads(text)
+            except ValueError:
+                continue  # (cut by max_tokens: below)
+            out.append(cap)
+    return out
+
+
+def test_partial_json_an_answer_cut_by_max_tokens_is_an_error_with_its_text() -> None:
+    data = capture("openai/chat-max-tokens-length.sse").data
+    got: list[Any] = []
+    llm_rx.from_bytes(data).pipe(lxo.partial_json()).subscribe(got.append, got.append)
+    assert isinstance(got[-1], StructuredOutputError)
+    assert got[-1].raw == llm_rx.reassemble(data).text == '{"'
+
+
+@pytest.mark.parametrize("cap", _answers(), ids=lambda cap: cap.name)
+def test_partial_json_every_json_answer_capture_is_monotone_and_ends_at_its_text(
+    cap: Capture,
+) -> None:
+    response = llm_rx.reassemble(cap.data, cap.provider)
+    values = _values(llm_rx.from_bytes(cap.data, provider=cap.provider))
+    answers = [value for value in values if value.id is None and value.name is None]
+    assert answers[-1].done
+    assert answers[-1].value == json.loads(response.text)
+    for old, new in itertools.pairwise(answers):
+        assert _contained(old.value, new.value), (old.value, new.value)
