@@ -1,68 +1,57 @@
 """What an assistant turn for provider P cannot carry of another provider's reply.
 
-``DROPPED`` uses the keys and words of the encoders' table (``opaque:<kind>``, ``signature``,
-``redacted_thinking``, ``citation``, ``raw_arguments``), plus what only a request refuses:
-another provider's reasoning where the target needs its own ids (``thinking``). A reply
-from P itself keeps everything its request shape has a place for.
+``DROPPED`` is the encoders' table (``opaque:<kind>``, ``signature``, ``redacted_thinking``,
+``citation``, ``raw_arguments``) with what only a request refuses over it: another model's
+signature, reasoning where the target needs its own ids or a signature (``thinking``). A
+reply from P itself keeps everything its request shape has a place for.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ...encoders._tables import DROPPED as ENCODING_DROPPED
 from ...response import Block, OpaqueBlock, Response, TextBlock, ThinkingBlock, ToolCallBlock
 
 __all__ = ["DROPPED", "MessageDrop", "carried"]
 
-#: target -> what it cannot carry: ``MessageDrop.what`` -> why.
+#: target -> what its assistant turn cannot carry: ``MessageDrop.what`` -> why. The
+#: encoders' rules (:data:`llm_rx.encoders._tables.DROPPED`), with what only a request
+#: refuses over them (a stream a client reads can say more than a request may).
 DROPPED: dict[str, dict[str, str]] = {
-    "openai-chat": {
-        "opaque:*": "another provider's server-side block or frame",
-        "signature": "a signature (the chat message has no place for one)",
-        "redacted_thinking": "another provider's redacted reasoning",
-        "citation": "a citation (annotations are no request field)",
-    },
-    "openai-responses": {
-        "opaque:*": "another provider's block or frame",
-        "thinking": "another provider's reasoning (a reasoning item needs OpenAI's id)",
-        "signature": "a signature on a block that is no reasoning",
-        "citation": "another provider's citation",
-        "search_source": "a web search's source that is no URL (a request has URL sources only)",
-    },
-    "anthropic": {
-        "opaque:*": "another provider's block or frame",
-        "signature": "another model's signature (only Claude's, from Bedrock, is read)",
-        "redacted_thinking": "another model's redacted reasoning",
-        "thinking": "reasoning left without a signature (Anthropic checks it)",
-        "citation": "another provider's citation (no Anthropic citation type)",
-        "raw_arguments": "(not lost) arguments that are no JSON object go as "
-                         '{"_raw_arguments": "..."}',
-    },
-    "gemini": {
-        "opaque:*": "another provider's block or frame",
-        "signature": "another provider's signature (not a Gemini thoughtSignature)",
-        "redacted_thinking": "redacted reasoning",
-        "citation": "a citation",
-        "raw_arguments": "(not lost) arguments that are no JSON object go as "
-                         '{"_raw_arguments": "..."}',
-    },
-    "ollama": {
-        "opaque:*": "any server-side block or frame",
-        "signature": "a signature",
-        "tool_call_id": "a tool call's id (an Ollama message has none: results name the tool)",
-        "redacted_thinking": "redacted reasoning",
-        "citation": "a citation",
-        "raw_arguments": "(not lost) arguments that are no JSON object go as "
-                         '{"_raw_arguments": "..."}',
-    },
-    "bedrock-converse": {
-        "opaque:*": "another provider's block or frame",
-        "signature": "another model's signature (only Claude's, from Anthropic, is read)",
-        "redacted_thinking": "another model's redacted reasoning",
-        "citation": "another provider's citation",
-        "raw_arguments": "(not lost) arguments that are no JSON object go as "
-                         '{"_raw_arguments": "..."}',
-    },
+    target: {**ENCODING_DROPPED.get(target, {}), **rules}
+    for target, rules in {
+        "openai-chat": {
+            "signature": "a signature (the chat message has no place for one)",
+            "redacted_thinking": "another provider's redacted reasoning",
+            "citation": "a citation (annotations are no request field)",
+        },
+        "openai-responses": {
+            "thinking": "another provider's reasoning (a reasoning item needs OpenAI's id)",
+            "citation": "another provider's citation",
+            "search_source": "a web search's source that is no URL (a request names URLs)",
+        },
+        "anthropic": {
+            "signature": "another model's signature (only Claude's, from Bedrock, is read)",
+            "redacted_thinking": "another model's redacted reasoning",
+            "thinking": "reasoning left without a signature (Anthropic checks it)",
+            "raw_arguments": "(not lost) arguments that are no JSON object go as "
+                             '{"_raw_arguments": "..."}',
+        },
+        "gemini": {
+            "signature": "another provider's signature (not a Gemini thoughtSignature)",
+        },
+        "ollama": {
+            "tool_call_id": "a tool call's id (an Ollama message has none: results name the "
+                            "tool)",
+        },
+        "bedrock-converse": {
+            "signature": "another model's signature (only Claude's, from Anthropic, is read)",
+            "redacted_thinking": "another model's redacted reasoning",
+            "raw_arguments": "(not lost) arguments that are no JSON object go as "
+                             '{"_raw_arguments": "..."}',
+        },
+    }.items()
 }
 
 # (source, target) pairs whose reasoning signatures are the same model's, read by both
