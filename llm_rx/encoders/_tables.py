@@ -98,6 +98,7 @@ DROPPED: dict[str, dict[str, str]] = {
     "bedrock-converse": {
         "opaque:*": "another provider's block or frame",
         "signature": "a signature on a block that is no reasoning",
+        "redacted_thinking": "redacted data that is no base64 (redactedContent is bytes)",
         "citation": "another provider's citation",
         "logprobs": "log-probabilities",
     },

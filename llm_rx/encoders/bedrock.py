@@ -11,6 +11,8 @@ error's type in ``:exception-type``); a cut source ends without ``messageStop``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +47,14 @@ def _message(name: str, payload: dict[str, Any]) -> bytes:
 
 #: A ``contentBlockDelta`` message around a payload (its headers encoded once).
 _delta_message = message_encoder({":event-type": "contentBlockDelta", **_EVENT})
+
+
+def _is_base64(text: str) -> bool:
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
 
 
 class BedrockEncoder(Encoder):
@@ -119,6 +129,10 @@ class BedrockEncoder(Encoder):
     def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None:
         kind = self.kind(event.index)
         if kind == "redacted_thinking":
+            if not _is_base64(event.signature):  # (redactedContent is bytes, as base64)
+                self.drop("redacted_thinking", event.index, "redacted data that is no base64 "
+                          "(bedrock-converse carries bytes)", event.signature)
+                return
             self._delta(event.index, {"reasoningContent": {"redactedContent": event.signature}},
                         out)
         elif kind == "thinking":

@@ -2,7 +2,8 @@
 
 The endpoint decides the format (``native.endpoints``); the request's model names the
 capture (``x-llm-rx-capture`` overrides); a streamed request gets the recording, re-framed
-where the provider has two forms of one stream, and a non-stream request gets
+where the provider has two forms of one stream, or translated (``llm_rx.translate``) when it
+is another provider's, and a non-stream request gets
 ``to_native(reassemble(capture))``. Errors are answered in the endpoint's own error shape.
 """
 
@@ -20,6 +21,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .._reassemble import reassemble
+from .._translate import translate
+from ..encoders import ENCODERS as STREAM_ENCODERS
 from ..errors import LlmRxError
 from ..native import to_native
 from ..native.endpoints import (
@@ -69,9 +72,12 @@ class Emulator:
             gone.set()
 
     def frames(self, capture: Capture, endpoint: Endpoint) -> list[bytes]:
-        key = (capture.id, endpoint.form)
+        key = (capture.id, f"{endpoint.provider}/{endpoint.form}")
         if key not in self._framed:
-            data = reframe(capture.provider, capture.data, capture.form, endpoint.form)
+            if capture.provider == endpoint.provider:
+                data = reframe(capture.provider, capture.data, capture.form, endpoint.form)
+            else:  # another provider's capture, translated to this endpoint's stream
+                data = _translated(capture, endpoint)
             if data is None:
                 raise _Refused(400, f"capture {capture.id!r} is a {capture.form} stream of "
                                f"{capture.provider}; this endpoint serves {endpoint.form}")
@@ -89,6 +95,24 @@ class Emulator:
                 raise _Refused(500, f"capture {capture.id!r} is no reply: {error}") from None
             self._native[key] = orjson.dumps(to_native(response, endpoint.provider))
         return self._native[key]
+
+
+def _target(endpoint: Endpoint) -> str | None:
+    """The stream encoder for an endpoint's form (``None``: no translation to it)."""
+    target = {("gemini", "json-array"): "gemini-json-array",
+              ("ollama", "generate"): None}.get((endpoint.provider, endpoint.form),
+                                                endpoint.provider)
+    return target if target in STREAM_ENCODERS else None
+
+
+def _translated(capture: Capture, endpoint: Endpoint) -> bytes | None:
+    target = _target(endpoint)
+    if target is None:
+        return None
+    try:
+        return translate(capture.data, target, capture.provider)
+    except LlmRxError as error:
+        raise _Refused(500, f"capture {capture.id!r} is no reply: {error}") from None
 
 
 def _refusal(endpoint: Endpoint | None, status: int, message: str, stats: Stats) -> Response:
@@ -119,9 +143,10 @@ def _capture(emulator: Emulator, request: Request, endpoint: Endpoint,
     if capture is None:
         known = ", ".join(emulator.index.ids[:20])
         raise _Refused(404, f"no capture {name!r} (the model names one; known: {known})")
-    if capture.provider != endpoint.provider:
+    if capture.provider != endpoint.provider and _target(endpoint) is None:
         raise _Refused(400, f"capture {capture.id!r} is a {capture.provider} stream; this "
-                       f"endpoint serves {endpoint.provider} (translation is not available)")
+                       f"endpoint serves {endpoint.provider} {endpoint.form} (no translation "
+                       "to it)")
     return capture
 
 

@@ -130,11 +130,24 @@ def test_serve_unknown_capture_is_a_404_in_the_endpoint_shape(
     assert check(reply.json())
 
 
-def test_serve_capture_of_another_provider_is_a_400(llm_rx_server: EmulatorThread) -> None:
+def test_serve_capture_of_another_provider_is_served_translated(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    # DESIGN section 6: the endpoint decides the format
     reply = httpx.post(f"{llm_rx_server.url}/v1/chat/completions",
                        json={"model": "anthropic__text-basic", "stream": True})
+    assert reply.status_code == 200
+    data = capture("anthropic/text-basic.sse").data
+    assert reply.content == llm_rx.translate(data, "openai-chat", "anthropic")
+
+
+def test_serve_capture_of_another_provider_on_generate_is_a_400(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    reply = httpx.post(f"{llm_rx_server.url}/api/generate",
+                       json={"model": "anthropic__text-basic"})
     assert reply.status_code == 400
-    assert "translation" in reply.json()["error"]["message"]
+    assert "no translation" in reply.json()["error"]
 
 
 def test_serve_ollama_chat_capture_on_generate_is_a_400(llm_rx_server: EmulatorThread) -> None:
