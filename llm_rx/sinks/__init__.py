@@ -1,9 +1,10 @@
-"""Sinks: the only code that writes I/O (displays, files).
+"""Sinks: the only code that writes I/O (displays, files, a gateway's streaming response).
 
 The live displays are taps — ``events.pipe(lxs.jupyter_display(), lxo.to_response())`` —
 passing every event through while they render, so one subscription drives both.
 """
 
+from ._asgi import sse_response
 from ._jupyter import DisplayUnavailableError, ReplyFrame, jupyter_display
 from ._live import DEFAULT_REFRESH_PER_SECOND, LiveView, live
 from ._plain import PlainPrinter
@@ -17,5 +18,6 @@ __all__ = [
     "ReplyFrame",
     "jupyter_display",
     "live",
+    "sse_response",
     "terminal_display",
 ]

@@ -1,0 +1,73 @@
+"""``sse_response(events, to)``: the target's stream as a Starlette response over a real
+socket, its media type, and the events' subscription disposed when the client goes away."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import reactivex
+import uvicorn
+from reactivex import abc
+from reactivex.disposable import Disposable
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+import llm_rx
+from llm_rx import sinks as lxs
+from llm_rx.encoders import MEDIA_TYPES
+from llm_rx.events import BlockStart, Event, MessageStart, TextDelta
+from llm_rx.serve._server import bind, url_of
+from tests.captures import capture
+
+THINKING = capture("anthropic/thinking-signature.sse")
+disposed = threading.Event()
+
+
+def _never_ending(observer: abc.ObserverBase[Event], scheduler: Any = None) -> Disposable:
+    """A reply that started and then waits forever (an upstream that stalls)."""
+    for event in (MessageStart("anthropic", "m", "id"), BlockStart(0, "text"),
+                  TextDelta(0, "Hello")):
+        observer.on_next(event)
+    return Disposable(disposed.set)
+
+
+async def _reply(request: Request) -> Response:
+    to = request.path_params["to"]
+    if request.query_params.get("stall"):
+        return lxs.sse_response(reactivex.create(_never_ending), to)
+    return lxs.sse_response(llm_rx.from_bytes(THINKING.data, "anthropic"), to)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    app = Starlette(routes=[Route("/{to}", _reply, methods=["GET"])])
+    sock = bind("127.0.0.1", 0)
+    config = uvicorn.Config(app, log_config=None, log_level="warning", lifespan="off")
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    yield url_of(sock)
+    running.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.mark.parametrize("to", sorted(MEDIA_TYPES))
+def test_sse_response_sends_the_targets_stream_with_its_media_type(server: str, to: str) -> None:
+    reply = httpx.get(f"{server}/{to}")
+    assert reply.headers["content-type"].split(";")[0] == MEDIA_TYPES[to]
+    assert reply.content == llm_rx.translate(THINKING.data, to, "anthropic")
+
+
+def test_sse_response_disposes_the_events_when_the_client_goes_away(server: str) -> None:
+    disposed.clear()
+    with httpx.stream("GET", f"{server}/openai-chat?stall=1") as reply:
+        first = next(reply.iter_bytes())
+        assert b"Hello" in first
+    assert disposed.wait(10)  # (the upstream would be closed: nothing reads it any more)
