@@ -107,6 +107,12 @@ class _Wrapper(Decoder):
         return attach_events(error, [])
 
 
+# Where each provider's reader ends its first frame, for the look at the head: an NDJSON
+# line, an SSE event; Bedrock's binary messages need no look (text is no event stream: the
+# reader refuses its first 12 bytes itself).
+_FIRST_FRAME: dict[str, str | None] = {"ollama": "line", "bedrock-converse": None}
+
+
 class CheckedDecoder(_Wrapper):
     """``inner``, the decoder of the provider given, and a look at the first frames: until
     they tell whose stream it is, each read goes past a :class:`HeadScanner` first. A frame
@@ -119,7 +125,10 @@ class CheckedDecoder(_Wrapper):
         super().__init__()
         self.inner: Decoder = inner
         self.expected = provider
-        self._scanner: HeadScanner | None = HeadScanner()
+        framing = _FIRST_FRAME.get(provider, "event")
+        self._scanner: HeadScanner | None = (
+            HeadScanner(first_frame=framing) if framing is not None else None
+        )
 
     def decode(self, chunk: bytes) -> list[Event]:
         if self._scanner is not None:
@@ -149,9 +158,9 @@ class CheckedDecoder(_Wrapper):
                 _nonstream_error(scanner.nonstream, scanner.head, self.expected)
             )
         verdict = scanner.verdict
-        if told and verdict is not None and verdict.strong:
+        if told and verdict is not None:
             self._scanner = None
-            if verdict.provider != self.expected:
+            if verdict.strong and verdict.provider != self.expected:
                 raise self._fail_with(WireFormatError(
                     f"the body is not a {self.expected} stream (its first frame is "
                     f"{verdict.provider}'s)",

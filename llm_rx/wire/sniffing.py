@@ -45,7 +45,7 @@ _PAYLOAD_TYPE = re.compile(rb'^\{.*?"type" ?: ?"([\w.-]+)"')
 _TEXT_COMPLETION = re.compile(rb'"object"\s*:\s*"text_completion"')
 _CHAT = re.compile(rb'"choices"\s*:|"object"\s*:\s*"chat\.completion')
 _GEMINI = re.compile(rb'"(?:candidates|usageMetadata)"\s*:')
-_ERROR = re.compile(rb'"error"\s*:')
+_ERROR = re.compile(rb'"error"\s*:\s*[{"]')  # (an error object or message, not ``null``)
 _COHERE = (b"message-", b"content-", b"tool-plan-", b"tool-call-", b"citation-")
 _ANTHROPIC = (b"message_", b"content_block")
 
@@ -208,15 +208,21 @@ def looks_nonstream(head: bytes) -> str | None:
 class HeadScanner:
     """Reads a body's first bytes, each once, until they tell whose stream it is.
 
-    ``feed`` each read; the first :class:`Verdict` it returns names the provider (later calls
-    go on looking, for a stronger one). ``head`` is then the body so far less the comments
+    ``feed`` each read; the first :class:`Verdict` it returns names the provider: the first
+    frame that tells decides (a later one, even a surer one, changes nothing, so the verdict
+    does not depend on where the reads end). ``head`` is then the body so far less the comments
     and blank lines before its first frame (which decode to nothing), to hand to the decoder.
     ``nonstream`` names the provider of a non-stream body instead; ``gave_up`` says the limit
     was reached undecided. ``finish`` at EOF reads what is left as whole.
     """
 
-    def __init__(self, limit: int = SNIFF_LIMIT) -> None:
+    def __init__(self, limit: int = SNIFF_LIMIT, *, first_frame: str | None = None) -> None:
         self.limit = limit
+        # Where the reader checked against it ends its first frame (``"line"``, ``"event"``):
+        # a verdict comes from that frame or not at all, so it is the same however the body
+        # was cut (a later frame in the same read must not decide before the reader fails
+        # on an earlier one).
+        self.first_frame = first_frame
         self.verdict: Verdict | None = None
         self.nonstream: str | None = None
         self.gave_up = False
@@ -336,12 +342,14 @@ class HeadScanner:
             end = complete.index(b"\n", start)
             self._line_read(complete[start:end])
             start = end + 1
-            if self.verdict is not None and self.verdict.strong:
-                return
+            if self.verdict is not None or self.gave_up:
+                return  # (the first frame that tells decides: nothing after it changes that)
 
     def _line_read(self, line: bytes) -> None:
         stripped = line.strip()
         if not stripped:
+            if self._frame and self.first_frame == "event":
+                self.gave_up = True  # (the first event told nothing)
             self._frame = []
             return
         if stripped[:1] == b":":
@@ -354,8 +362,10 @@ class HeadScanner:
             found = (provider, True) if provider else None
         elif stripped.startswith(b"data:"):
             found = _of_payload(stripped[5:].strip())
-        if found is not None and (self.verdict is None or (found[1] and not self.verdict.strong)):
+        if found is not None and self.verdict is None:
             self.verdict = Verdict(found[0], found[1], b"\n".join(self._frame))
+        elif self.first_frame == "line":
+            self.gave_up = True  # (the first line told nothing)
 
     # -- one JSON object per line, or one JSON document --------------------------------------
 
