@@ -29,7 +29,6 @@ from ..errors import (
     IncompleteStreamError,
     LlmRxError,
     ProtocolError,
-    ProviderError,
     WireFormatError,
 )
 from ..events import (
@@ -52,6 +51,7 @@ from ..response import StopReason
 from ._checks import array, mapping, optional_string, string
 from .anthropic_usage import usage_from_anthropic
 from .base import SSEPayloadDecoder, new_event
+from .http import in_band_error
 from .sniffing import foreign_frame
 from .sse import SSEEvent
 
@@ -189,7 +189,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
         message = "the provider reported an error"
         if isinstance(error, dict):
             message = f"{error.get('type', 'error')}: {error.get('message', '')}".strip(": ")
-        raise ProviderError(message, raw)
+        raise in_band_error(message, raw, error)
 
     def _message_start(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         message = mapping(frame.get("message") or {}, "message_start's message")

@@ -37,7 +37,6 @@ from ..errors import (
     IncompleteStreamError,
     LlmRxError,
     ProtocolError,
-    ProviderError,
     WireFormatError,
 )
 from ..events import (
@@ -60,6 +59,7 @@ from ..response import StopReason, Usage
 from ._checks import check_depth, optional_string
 from .base import Decoder, count_of, new_event
 from .eventstream import EventStreamDecoder, EventStreamMessage
+from .http import in_band_error
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["BedrockDecoder", "usage_from_bedrock"]
@@ -266,7 +266,7 @@ class BedrockDecoder(Decoder):
             message = found if isinstance(found, str) else ""
         raw = frame.payload or (message.encode() if message else None)
         words = f"{kind}: {message}" if message else kind
-        return self._fail(ProviderError(words, raw), out, start=True)
+        return self._fail(in_band_error(words, raw, kind), out, start=True)
 
     def _message_start(self, payload: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         if self.started:

@@ -36,7 +36,7 @@ from typing import Any, Literal, NamedTuple
 
 import orjson
 
-from ..errors import IncompleteStreamError, LlmRxError, ProviderError, WireFormatError
+from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import (
     BlockStart,
     BlockStop,
@@ -62,6 +62,7 @@ from .base import (
     new_event,
     split_frames,
 )
+from .http import in_band_error
 from .json_array import JSONArrayDecoder
 from .sniffing import foreign_frame
 from .sse import DEFAULT_MAX_FRAME, SSEEvent
@@ -556,7 +557,7 @@ class GeminiDecoder(SSEPayloadDecoder):
             if isinstance(error, dict):
                 words = [str(error[key]) for key in ("status", "message") if error.get(key)]
                 message = ": ".join(words) or message
-            raise self._fail(ProviderError(message, raw), out, start=True)
+            raise self._fail(in_band_error(message, raw, error), out, start=True)
         if not self.started:
             foreign = foreign_frame(raw, self.provider) if raw.__class__ is bytes else None
             if foreign is not None:

@@ -15,7 +15,13 @@ import orjson
 from ..errors import ProviderError
 from .providers import ProviderId
 
-__all__ = ["ERROR_BODY_LIMIT", "http_error", "is_nonstream_path", "provider_from_http"]
+__all__ = [
+    "ERROR_BODY_LIMIT",
+    "http_error",
+    "in_band_error",
+    "is_nonstream_path",
+    "provider_from_http",
+]
 
 #: How much of an error body is read: enough for any provider's JSON error, never unbounded.
 ERROR_BODY_LIMIT = 64 * 1024
@@ -46,8 +52,12 @@ _RETRYABLE_STATUSES = frozenset({408, 409, 429})
 # Error types that say "try again later" whatever the status.
 _RETRYABLE_TYPES = frozenset({
     "overloaded_error", "rate_limit_error", "api_error",  # Anthropic
-    "RESOURCE_EXHAUSTED", "UNAVAILABLE",  # Gemini
-    "ThrottlingException", "ServiceUnavailableException", "ModelNotReadyException",  # Bedrock
+    "server_error", "rate_limit_exceeded",  # OpenAI
+    "RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL",  # Gemini
+    # Bedrock (its stream spells them with a lower-case first letter)
+    "ThrottlingException", "ServiceUnavailableException", "ModelNotReadyException",
+    "InternalServerException", "throttlingException", "serviceUnavailableException",
+    "internalServerException",
 })
 # Where each provider puts the request id (lower-case header names), first found wins.
 _REQUEST_ID_HEADERS = (
@@ -99,6 +109,21 @@ def http_error(
     )
 
 
+def in_band_error(message: str, raw: str | bytes | None, error: object) -> ProviderError:
+    """The :class:`ProviderError` for an error frame inside a stream (HTTP 200): the
+    provider's ``type`` and ``code`` from its error object (or the exception name, for
+    Bedrock), and whether it is worth trying again (Anthropic ``overloaded_error``, a rate
+    limit, a server error)."""
+    fields = _fields_of({"error": error}) if isinstance(error, (dict, str)) else {}
+    if isinstance(error, str) and error.endswith("Exception"):  # (Bedrock's exception name)
+        fields = {"type": error}
+    error_type = fields.get("type")
+    return ProviderError(
+        message, raw, error_type=error_type, code=fields.get("code"),
+        retryable=error_type in _RETRYABLE_TYPES,
+    )
+
+
 def _error_fields(body: bytes) -> dict[str, str]:
     """``type``, ``code``, ``message`` and ``request_id`` from an error body, where present."""
     try:
@@ -107,8 +132,10 @@ def _error_fields(body: bytes) -> dict[str, str]:
         return {}
     if isinstance(value, list) and value:  # (Gemini's JSON-array stream endpoint)
         value = value[0]
-    if not isinstance(value, dict):
-        return {}
+    return _fields_of(value) if isinstance(value, dict) else {}
+
+
+def _fields_of(value: dict[str, Any]) -> dict[str, str]:
     error = value.get("error", value)
     if isinstance(error, str):  # Ollama
         return {"message": error}

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..errors import IncompleteStreamError, LlmRxError, ProviderError, WireFormatError
+from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import (
     BlockStart,
     BlockStop,
@@ -52,6 +52,7 @@ from ._checks import (
     too_deep,
 )
 from .base import ChangedFields, SSEPayloadDecoder, count_of, new_event
+from .http import in_band_error
 from .sniffing import foreign_frame
 from .sse import SSEEvent
 
@@ -320,7 +321,7 @@ class OpenAIChatDecoder(SSEPayloadDecoder):
                 message = str(error.get("message") or error.get("type") or message)
             elif isinstance(error, str):
                 message = error
-            raise self._fail(ProviderError(message, data), out, start=True)
+            raise self._fail(in_band_error(message, data, error), out, start=True)
         choices = chunk.get("choices")
         if choices is not None and choices.__class__ is not list:
             raise WireFormatError("a chunk's choices are not a list", data)

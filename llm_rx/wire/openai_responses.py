@@ -54,7 +54,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import IncompleteStreamError, LlmRxError, ProtocolError, ProviderError
+from ..errors import IncompleteStreamError, LlmRxError, ProtocolError
 from ..events import (
     BlockKind,
     BlockStart,
@@ -76,6 +76,7 @@ from ..events import (
 from ..response import StopReason, Usage
 from ._checks import array, check_depth, optional_string, string
 from .base import SSEPayloadDecoder, count_of, new_event
+from .http import in_band_error
 from .sniffing import foreign_frame
 from .sse import SSEEvent
 
@@ -342,13 +343,14 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         response = frame.get("response")
         self._close_response(response, out, stop=False)
         error = response.get("error") if isinstance(response, dict) else None
-        raise ProviderError(_error_message(error, "the response failed"), raw)
+        raise in_band_error(_error_message(error, "the response failed"), raw, error)
 
     def _error(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         nested = frame.get("error")
         if isinstance(nested, dict):
-            raise ProviderError(_error_message(nested), raw)
-        raise ProviderError(_error_message({**frame, "type": None}), raw)
+            raise in_band_error(_error_message(nested), raw, nested)
+        flat = {**frame, "type": None}
+        raise in_band_error(_error_message(flat), raw, flat)
 
     # -- items -----------------------------------------------------------------------------
 
