@@ -315,3 +315,16 @@ def test_from_httpx_async_dispose_before_the_reading_started_still_closes() -> N
         response = asyncio.run(main(running.url + "/v1/chat/completions", running.hung_up))
         assert running.hung_up.is_set()
     assert response.is_closed
+
+
+def test_from_httpx_an_on_next_that_raises_closes_the_response_and_reaches_on_error() -> None:
+    def on_next(event: Event) -> None:
+        raise ValueError("consumer failed")
+
+    with server(TEXT.data, hold_after=2000) as running, httpx.Client() as client:
+        response = _sync_response(client, running.url + "/v1/chat/completions")
+        errors: list[Exception] = []
+        llm_rx.from_httpx(response).subscribe(on_next, errors.append)
+        assert running.hung_up.wait(WAIT)
+    assert [str(error) for error in errors] == ["consumer failed"]
+    assert response.is_closed
