@@ -25,8 +25,8 @@ def read_async(
     on_cancel: Callable[[], None] = lambda: None,
 ) -> abc.DisposableBase:
     """Run ``pump`` (which reads and emits) as a task on the running loop, ending ``reading``
-    with what it raised; disposing cancels the task (``on_cancel`` runs when the task never
-    got to start, so whatever it would have closed is closed anyway)."""
+    with what it raised; disposing from outside cancels the task (``on_cancel`` runs when the
+    task never got to start, so whatever it would have closed is closed anyway)."""
     started = False
 
     async def run() -> None:
@@ -44,11 +44,21 @@ def read_async(
     task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(run())
 
     def cancel() -> None:
+        if _current_task() is task:  # (disposed by a consumer, from inside the task: the
+            return  # reading stops before its next read and closes; a cancellation now
+            # would interrupt that closing at its first await)
         task.cancel()
         if not started:
             on_cancel()
 
     return Disposable(cancel)
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # (no loop runs in this thread)
+        return None
 
 
 class _AsyncSource(EventSource):

@@ -1,5 +1,7 @@
 """Disposing ``from_httpx`` from inside its own pipeline (``first()``) while the client stays
-open: the connection should close at once, and the server see it go (within a second).
+open: the connection closes at once, and the server sees it go (within a second). (Bug class:
+the dispose, made from inside the reading task, cancelled that task, and the cancellation
+interrupted the response's close at its first await: the connection stayed in the pool.)
 
 (tests/serve/test_from_httpx.py checks the same after the client closes, which closes every
 connection anyway.)"""
@@ -9,7 +11,6 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-import pytest
 from reactivex import operators as ops
 
 import llm_rx
@@ -20,11 +21,6 @@ from .replies import model_of
 from .test_app import url_for
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "from_httpx's async cleanup (sources/_httpx.py, the `finally` of its pump) awaits "
-    "chunks.aclose() and response.aclose() in the task dispose just cancelled: the pending "
-    "cancellation interrupts it, the response is marked closed but its connection stays "
-    "ACTIVE in the pool until the client closes (a shielded close passes this test)"))
 def test_from_httpx_dispose_mid_stream_closes_the_connection_the_server_sees(
     llm_rx_server: EmulatorThread,
 ) -> None:
