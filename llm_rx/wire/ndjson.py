@@ -7,11 +7,15 @@ A line may be split across any number of chunks and a chunk may hold many lines.
 
 from __future__ import annotations
 
-from ..errors import FrameTooLargeError
+from abc import abstractmethod
+
+from ..errors import FrameTooLargeError, LlmRxError, WireFormatError
+from ..events import Event
 from . import fast
+from .base import Decoder, shape_error
 from .sse import DEFAULT_MAX_FRAME
 
-__all__ = ["NDJSONDecoder"]
+__all__ = ["NDJSONDecoder", "NDJSONPayloadDecoder"]
 
 
 class NDJSONDecoder:
@@ -77,3 +81,47 @@ class NDJSONDecoder:
         )
         error.frames = done
         return error
+
+
+class NDJSONPayloadDecoder(Decoder):
+    """A decoder whose wire is NDJSON, one JSON object per line (the NDJSON twin of
+    :class:`~llm_rx.wire.base.SSEPayloadDecoder`)."""
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        super().__init__()
+        self._lines = NDJSONDecoder(max_frame)
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        return self._run(lambda: self._lines.decode(chunk), self._lines_of)
+
+    def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
+        self._each(lines, out, self._line)
+
+    def flush(self) -> list[Event]:
+        out: list[Event] = []
+        if self.finished:
+            return out
+        self._at_eof = True
+        try:
+            for line in self._lines.flush():
+                self._line(line, out)
+            if not self.finished:
+                self._eof(out)
+        except LlmRxError as error:
+            # A cut stream opens the message (the reply is interrupted, not absent); a body
+            # that was never a stream of this provider does not.
+            start = not isinstance(error, WireFormatError)
+            raise self._fail(error, out, start=start) from None
+        except MemoryError:
+            raise
+        except Exception as error:  # the boundary (finishing the last lines)
+            raise self._fail(shape_error(error, None), out, start=self.started) from error
+        return out
+
+    @abstractmethod
+    def _line(self, line: bytes, out: list[Event]) -> None:
+        """Decode one line into ``out``."""
+
+    @abstractmethod
+    def _eof(self, out: list[Event]) -> None:
+        """EOF came without a terminal line: finish, or raise ``IncompleteStreamError``."""

@@ -18,7 +18,6 @@ progress, ``{"status": ...}``) is not an Ollama reply: :class:`WireFormatError`.
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -27,7 +26,6 @@ import orjson
 
 from ..errors import (
     IncompleteStreamError,
-    LlmRxError,
     ProviderError,
     WireFormatError,
 )
@@ -51,16 +49,15 @@ from .base import (
     BATCH,
     BATCH_TRIES,
     ByteTemplate,
-    Decoder,
     count_of,
     json_strings,
     new_event,
     split_frames,
 )
-from .ndjson import NDJSONDecoder
+from .ndjson import NDJSONPayloadDecoder
 from .sse import DEFAULT_MAX_FRAME
 
-__all__ = ["NDJSONPayloadDecoder", "OllamaDecoder", "usage_from_ollama"]
+__all__ = ["OllamaDecoder", "usage_from_ollama"]
 
 _loads = orjson.loads
 
@@ -127,46 +124,6 @@ class _Usual(NamedTuple):
         if b"".join(map(_BEFORE, parts)).translate(None, _PLAIN):
             return None
         return json_strings(map(_AFTER, parts), len(lines))
-
-
-class NDJSONPayloadDecoder(Decoder):
-    """A decoder whose wire is NDJSON, one JSON object per line (the NDJSON twin of
-    :class:`~llm_rx.wire.base.SSEPayloadDecoder`)."""
-
-    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
-        super().__init__()
-        self._lines = NDJSONDecoder(max_frame)
-
-    def decode(self, chunk: bytes) -> list[Event]:
-        return self._run(lambda: self._lines.decode(chunk), self._lines_of)
-
-    def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
-        self._each(lines, out, self._line)
-
-    def flush(self) -> list[Event]:
-        out: list[Event] = []
-        if self.finished:
-            return out
-        self._at_eof = True
-        try:
-            for line in self._lines.flush():
-                self._line(line, out)
-            if not self.finished:
-                self._eof(out)
-        except LlmRxError as error:
-            # A cut stream opens the message (the reply is interrupted, not absent); a body
-            # that was never a stream of this provider does not.
-            start = not isinstance(error, WireFormatError)
-            raise self._fail(error, out, start=start) from None
-        return out
-
-    @abstractmethod
-    def _line(self, line: bytes, out: list[Event]) -> None:
-        """Decode one line into ``out``."""
-
-    @abstractmethod
-    def _eof(self, out: list[Event]) -> None:
-        """EOF came without a terminal line: finish, or raise ``IncompleteStreamError``."""
 
 
 class OllamaDecoder(NDJSONPayloadDecoder):

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from .eventstream import encode_message
-from .sniffing import nonstream_provider
+from .nonstream import nonstream_provider
 
 __all__ = ["RESTREAMERS", "nonstream_provider", "restream"]
 

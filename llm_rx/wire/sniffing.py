@@ -13,11 +13,13 @@ first payloads.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import orjson
 
 from ..errors import WireFormatError
+from .nonstream import LEADING as _LEADING
+from .nonstream import first_line_nonstream, looks_nonstream, nonstream_provider
 
 __all__ = [
     "SNIFF_LIMIT",
@@ -33,7 +35,6 @@ __all__ = [
 SNIFF_LIMIT = 64 * 1024
 # What is held at most while undecided, comments between frames included.
 _HELD_LIMIT = 16 * SNIFF_LIMIT
-_LEADING = b"\xef\xbb\xbf \t\r\n"  # (a BOM's bytes and blank space, as one set)
 # Forms whose first byte tells the provider (the binary event stream's prelude starts with
 # the high byte of a length; Gemini's JSON array with its bracket).
 _TOLD_BY_FIRST_BYTE = {b"\x00": "bedrock-converse", b"[": "gemini"}
@@ -49,16 +50,6 @@ _ERROR = re.compile(rb'"error"\s*:\s*[{"]')  # (an error object or message, not 
 _COHERE = (b"message-", b"content-", b"tool-plan-", b"tool-call-", b"citation-")
 _ANTHROPIC = (b"message_", b"content_block")
 
-# Keys that name a non-stream body when it cannot be parsed whole (too long, or cut short).
-_NONSTREAM_MARKERS = (
-    (re.compile(rb'"object"\s*:\s*"chat\.completion"'), "openai-chat"),
-    (re.compile(rb'"object"\s*:\s*"text_completion"'), "openai-completions"),
-    (re.compile(rb'"object"\s*:\s*"response"'), "openai-responses"),
-    (re.compile(rb'"candidates"\s*:'), "gemini"),
-    (re.compile(rb'"output"\s*:\s*\{\s*"message"'), "bedrock-converse"),
-    (re.compile(rb'"type"\s*:\s*"message"'), "anthropic"),
-    (re.compile(rb'"finish_reason"\s*:\s*"[A-Z_]+"'), "cohere"),
-)  # (not Ollama's: a cut first line of its stream has the same keys)
 
 
 class Verdict(NamedTuple):
@@ -124,85 +115,6 @@ def _top_level_type(payload: bytes) -> str:
         return ""
     kind = value.get("type") if isinstance(value, dict) else None
     return kind if isinstance(kind, str) else ""
-
-
-def nonstream_provider(value: dict[str, Any]) -> str | None:
-    """The provider whose non-stream body the JSON object ``value`` is, if any."""
-    kind = value.get("object")
-    if kind == "chat.completion":
-        return "openai-chat"
-    if kind == "text_completion":
-        return "openai-completions"
-    if kind == "response":
-        return "openai-responses"
-    if value.get("type") == "message" and "content" in value:
-        return "anthropic"
-    if "candidates" in value or "usageMetadata" in value or "promptFeedback" in value:
-        return "gemini"
-    output = value.get("output")
-    if isinstance(output, dict) and "message" in output:
-        return "bedrock-converse"
-    if "finish_reason" in value and isinstance(value.get("message"), dict):
-        return "cohere"
-    if "done" in value and ("message" in value or "response" in value):
-        return "ollama"
-    choices = value.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict) and (
-        "message" in choices[0]
-    ):
-        return "openai-chat"  # (a compatible host that leaves ``object`` out)
-    return None
-
-
-def _one_line(value: Any) -> str | None:
-    """The provider whose non-stream body a JSON value alone on the first line is, if any.
-
-    An Ollama object is a stream line unless it is the last (``done: true``) and carries a
-    reply: a stream's last line has no content (the deltas came before it), the non-stream
-    body has all of it.
-    """
-    if not isinstance(value, dict):
-        return None
-    provider = nonstream_provider(value)
-    if provider == "ollama":
-        message = value.get("message")
-        message = message if isinstance(message, dict) else {}
-        carried = (message.get("content"), message.get("thinking"), message.get("tool_calls"),
-                   value.get("response"))
-        if value.get("done") is not True or not any(carried):
-            return None
-    return provider
-
-
-def looks_nonstream(head: bytes) -> str | None:
-    """The provider whose non-stream body (one JSON object, no stream frame) ``head`` is, or
-    ``None`` when it is not one: a stream, or a body of no known shape.
-
-    ``head`` is the whole body, or its first part when it is too long to hold (then the keys
-    seen tell). One line that is a whole object followed by more lines is an NDJSON stream.
-    An Ollama ``{"done": true, "message": ...}`` carrying the reply is the non-stream
-    ``/api/chat`` (or ``/api/generate``) body, with or without a final newline.
-    """
-    text = head.lstrip(_LEADING)
-    if text[:1] != b"{":
-        return None
-    end = text.find(b"\n")
-    try:
-        first = orjson.loads(text if end < 0 else text[:end])
-    except orjson.JSONDecodeError:
-        first = None
-    if isinstance(first, dict):
-        if end >= 0 and text[end:].strip():
-            return None  # NDJSON lines
-        return _one_line(first)
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        for marker, provider in _NONSTREAM_MARKERS:
-            if marker.search(text):
-                return provider
-        return None
-    return nonstream_provider(value) if isinstance(value, dict) else None
 
 
 class HeadScanner:
@@ -379,7 +291,7 @@ class HeadScanner:
             value = orjson.loads(first)
         except orjson.JSONDecodeError:
             return  # not one object per line: a JSON document
-        provider = _one_line(value)
+        provider = first_line_nonstream(value)
         if provider is not None:
             self.nonstream = provider
         else:
