@@ -5,7 +5,9 @@ floor (httpx reading the same bytes and doing nothing) and the SDKs' own streami
     python -m benchmarks.http --quick    # smaller streams, fewer rounds
 
 The server runs in its own process (it would otherwise share the client's interpreter lock)
-and answers every request from memory, in 64 KiB chunked writes, on keep-alive connections.
+and answers every request from memory, in 64 KiB chunked writes (a bulk transfer: the floor
+then parses nothing and costs little more than a copy), or, under ``/live``, a frame per
+write as a live reply arrives, on keep-alive connections.
 Every contender runs on the same bytes in interleaved rounds; ratios are the median over
 rounds of the two times taken in the same round (the machine is shared: compare ratios).
 Memory per idle open stream: many streams opened on one event loop, each held by the server
@@ -62,6 +64,12 @@ async def _serve(n: int) -> None:
                     writer.write(b"%x\r\n%s\r\n" % (len(first_frame), first_frame))
                     await reader.read()
                     return
+                if path.startswith(b"/live"):  # a frame per write, as a live reply comes
+                    for frame in bodies[path[5:]].split(b"\n\n")[:-1]:
+                        writer.write(b"%x\r\n%s\n\n\r\n" % (len(frame) + 2, frame))
+                        await writer.drain()
+                    writer.write(b"0\r\n\r\n")
+                    continue
                 body = bodies[path]
                 for start in range(0, len(body), _READ):
                     piece = body[start : start + _READ]
@@ -251,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
                     "from_sdk(create(stream=True)) (sdk+llm-rx)": from_sdk_openai(base)}),
                 "anthropic": (base + "/v1/messages", {
                     "anthropic .stream() (sdk)": anthropic_helper(base)}),
+                # the same bodies a frame per write, as a live reply arrives (a read per frame)
+                "openai, live": (base + "/live/v1/chat/completions", {}),
+                "anthropic, live": (base + "/live/v1/messages", {}),
             }
             print(f"{'stream':12} {'contender':44} {'median':>9} {'streams/s':>10} {'ratio':>22}")
             for title, (url, sdks) in cases.items():
