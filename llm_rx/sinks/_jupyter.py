@@ -16,10 +16,10 @@ from ..response import (
     OpaqueBlock,
     RefusalBlock,
     Response,
-    TextBlock,
     ThinkingBlock,
     ToolCallBlock,
 )
+from ._flow import TextRun, closed_markdown, text_runs
 from ._format import answer_json_text, arguments_text, footer_text, problem_text
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
 
@@ -120,16 +120,18 @@ def render_frame(response: Response, final: bool) -> ReplyFrame:
     """The Markdown and plain text of a reply (``final``: as it ended, else in progress)."""
     markdown: list[str] = []
     plain: list[str] = []
-    last = len(response.content) - 1
-    for position, block in enumerate(response.content):
-        if isinstance(block, TextBlock):
-            answer = answer_json_text(block.text, final)  # (a JSON answer: its object, indented)
+    parts = text_runs(response.content)
+    last = len(parts) - 1
+    for position, block in enumerate(parts):
+        if isinstance(block, TextRun):  # adjacent text blocks: one flow of the answer
+            text = block.text
+            answer = answer_json_text(text, final)  # (a JSON answer: its object, indented)
             if answer is not None:
                 fence = _fence(answer)
                 markdown.append(f"{fence}json\n{answer}\n{fence}")
             else:
-                markdown.append(block.text)
-            plain.append(block.text if answer is None else answer)
+                markdown.append(closed_markdown(text))
+            plain.append(text if answer is None else answer)
         elif isinstance(block, ThinkingBlock):
             thinking = not final and position == last
             markdown.append(_thinking_markdown(block, thinking))

@@ -13,10 +13,10 @@ from ..response import (
     OpaqueBlock,
     RefusalBlock,
     Response,
-    TextBlock,
     ThinkingBlock,
     ToolCallBlock,
 )
+from ._flow import TextRun, closed_markdown, text_runs
 from ._format import answer_json_text, arguments_text, footer_text, problem_text
 
 __all__ = ["RichView", "render_reply"]
@@ -65,14 +65,16 @@ class _Tail:
 def render_reply(response: Response, final: bool) -> RenderableType:
     """The reply as rich renderables: thinking collapsed, Markdown text, tool calls, footer."""
     parts: list[RenderableType] = []
-    last = len(response.content) - 1
-    for position, block in enumerate(response.content):
-        if isinstance(block, TextBlock):
-            answer = answer_json_text(block.text, final)  # (a JSON answer: its object, indented)
+    blocks = text_runs(response.content)
+    last = len(blocks) - 1
+    for position, block in enumerate(blocks):
+        if isinstance(block, TextRun):  # adjacent text blocks: one flow of the answer
+            text = block.text
+            answer = answer_json_text(text, final)  # (a JSON answer: its object, indented)
             if answer is not None:
                 parts.append(Text(answer, style="cyan"))
-            elif block.text:
-                parts.append(Markdown(block.text))
+            elif text:
+                parts.append(Markdown(closed_markdown(text)))
         elif isinstance(block, ThinkingBlock):
             parts.extend(_thinking(block, streaming=not final and position == last))
         elif isinstance(block, ToolCallBlock):

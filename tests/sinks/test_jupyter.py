@@ -197,3 +197,38 @@ def test_jupyter_display_take_until_marks_the_reply_interrupted() -> None:
     assert response.stop_reason == "interrupted"
     assert "**⚠ Interrupted" in display.handles[0].markdown
     assert display.handles[0].frames[-1].plain.count(response.text) == 1
+
+
+def _paragraphs(markdown: str) -> list[str]:
+    return [part.strip() for part in markdown.split("\n\n") if part.strip()]
+
+
+def test_jupyter_display_reads_adjacent_text_blocks_as_one_flow() -> None:
+    # each cited stretch is a text block of its own, the ". " between them another
+    handle, _ = _show("anthropic/web-search-citations.sse")
+    final = handle.markdown
+    lone = [part for part in _paragraphs(final) if not any(c.isalnum() for c in part)]
+    assert lone == []
+    assert "ahead of Friday's U.S.-Russia summit. The White House lowered" in final
+
+
+def _fence_lines(markdown: str) -> int:
+    return sum(1 for line in markdown.split("\n") if line.lstrip().startswith("```"))
+
+
+def test_jupyter_display_closes_a_code_fence_cut_short_before_the_notice() -> None:
+    handle, messages = _show("mistral/magistral-thinking-chunks.sse", cut=75)  # inside ```
+    final = handle.markdown
+    before, notice, _ = final.partition("> **⚠ Interrupted")
+    assert notice
+    assert _fence_lines(before) % 2 == 0  # the notice and footer are not in the code box
+    response = messages[0].value.value
+    assert _fence_lines(response.text) % 2 == 1  # the text itself is as it arrived
+    assert response.text in handle.frames[-1].plain
+    assert "To cross the street safely\n```\n\n> **⚠ Interrupted" in final
+
+
+def test_jupyter_display_closes_bold_cut_short() -> None:
+    handle, _ = _show("anthropic/web-search-citations.sse", cut=85)  # inside **1. Trump…
+    final = handle.markdown
+    assert "**1. Trump-Putin Summit and Ukraine Crisis**\n\n> **⚠ Interrupted" in final

@@ -1,0 +1,36 @@
+"""The rich frames of terminal_display(): their structure, on real captures."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+import llm_rx
+from llm_rx.sinks._rich import render_reply
+
+from ..captures import capture
+from .test_terminal import Writes, _plain, _replay, _terminal
+
+
+def _rendered(response: llm_rx.Response, final: bool = True, width: int = 100) -> str:
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    console.print(render_reply(response, final))
+    return console.export_text()
+
+
+def test_rich_reads_adjacent_text_blocks_as_one_flow() -> None:
+    response = llm_rx.reassemble(capture("anthropic/web-search-citations.sse").data)
+    lines = [line.strip() for line in _rendered(response).split("\n") if line.strip()]
+    assert [line for line in lines if not any(c.isalnum() for c in line)] == []
+    text = " ".join(lines)
+    assert "ahead of Friday's U.S.-Russia summit. The White House lowered" in text
+
+
+def test_rich_closes_bold_cut_short() -> None:
+    out = Writes()
+    _replay("anthropic/web-search-citations.sse", _terminal(out), cut=85)  # in **1. Trump…
+    final = _plain(out.writes[-1])
+    assert "1. Trump-Putin Summit and Ukraine Crisis" in final
+    assert "**" not in final
+
