@@ -5,9 +5,21 @@ from __future__ import annotations
 import orjson
 
 from .._partial import pretty_so_far
-from ..response import Response, ToolCallBlock, Usage
+from ..response import Response, ThinkingBlock, ToolCallBlock, Usage
 
-__all__ = ["answer_json_text", "arguments_text", "footer_text", "problem_text", "usage_text"]
+__all__ = [
+    "FOOTER_WIDTH",
+    "answer_json_text",
+    "arguments_text",
+    "ending_text",
+    "footer_text",
+    "problem_text",
+    "thinking_title",
+    "usage_text",
+]
+
+#: The footer is broken into lines no longer than this (a terminal of 100 columns).
+FOOTER_WIDTH = 100
 
 _USAGE_LABELS = (
     ("input_tokens", "input"),
@@ -18,39 +30,69 @@ _USAGE_LABELS = (
 )
 
 
-def usage_text(usage: Usage) -> str | None:
-    """``"usage: input 43 · output 282"``: only the counts that were reported (absent is not 0)."""
+#: Counts that only mean something once the reply is over: while it streams, a provider may
+#: report a placeholder (an output count of 1 at the start) that is no count of the reply.
+_FINAL_ONLY = frozenset({"output_tokens", "reasoning_tokens"})
+
+
+def usage_text(usage: Usage, final: bool = True) -> str | None:
+    """``"usage: input 43 · output 282"``: only the counts that were reported (absent is not 0);
+    not ``final`` (streaming), only the counts known before the reply (input, cache)."""
     counts = [
         f"{label} {value:,}"
         for name, label in _USAGE_LABELS
-        if (value := getattr(usage, name)) is not None
+        if (value := getattr(usage, name)) is not None and (final or name not in _FINAL_ONLY)
     ]
     return "usage: " + " · ".join(counts) if counts else None
 
 
-def footer_text(response: Response, final: bool) -> str:
-    """The line under the reply: model, usage, and streaming or the stop reason."""
+def footer_text(response: Response, final: bool, width: int = FOOTER_WIDTH) -> str:
+    """The line under the reply: model, usage counts, and streaming or the stop reason;
+    broken between its parts into lines no wider than ``width`` (a part is never split)."""
+    usage = usage_text(response.usage, final)
+    state = "streaming…" if not final else (
+        None if response.stop_reason is None else f"stop: {response.stop_reason}")
     parts = [response.model] if response.model else []
-    usage = usage_text(response.usage)
     if usage:
-        parts.append(usage)
-    if not final:
-        parts.append("streaming…")
-    elif response.stop_reason is not None:
-        parts.append(f"stop: {response.stop_reason}")
-    return " · ".join(parts)
+        label, _, counts = usage.partition(" ")
+        first, *others = counts.split(" · ")
+        parts += [f"{label} {first}", *others]
+    if state:
+        parts.append(state)
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
+
+
+def thinking_title(block: ThinkingBlock, streaming: bool) -> str:
+    """``"thinking (202 characters)"``; ``"thinking…"`` before any text arrived; a redacted
+    block (its text sent only encrypted) says so, with the size of its data."""
+    if block.redacted:
+        size = len(block.signature or "")
+        return f"thinking (redacted: {size:,} bytes of encrypted data)"
+    if streaming:
+        return f"thinking… ({len(block.text):,} characters)" if block.text else "thinking…"
+    return f"thinking ({len(block.text):,} characters)"
 
 
 def problem_text(response: Response) -> str | None:
     """How a reply that did not finish ended (``None`` for a complete one, or in progress)."""
     error = response.error
-    if error is None:
-        return None
-    if error.kind == "cancelled":
-        return f"Cancelled: {error.message}"
-    if error.kind == "incomplete":
-        return f"Interrupted: {error.message}"
-    return f"Error ({error.kind}): {error.message}"
+    return None if error is None else ending_text(error.kind, error.message)
+
+
+def ending_text(kind: str, message: str) -> str:
+    """``"Interrupted: …"`` for a stream cut short, ``"Cancelled: …"``, else ``"Error (kind): …"``
+    (a provider's error is an error, not an interruption)."""
+    if kind == "cancelled":
+        return f"Cancelled: {message}"
+    if kind == "incomplete":
+        return f"Interrupted: {message}"
+    return f"Error ({kind}): {message}"
 
 
 def arguments_text(block: ToolCallBlock, final: bool = False) -> str:
@@ -58,6 +100,8 @@ def arguments_text(block: ToolCallBlock, final: bool = False) -> str:
     so far, indented too; else (arguments that never parsed: the evidence) the raw string."""
     if block.arguments is not None and block.raw_arguments:
         return orjson.dumps(block.arguments, option=orjson.OPT_INDENT_2).decode()
+    if final and not block.raw_arguments:  # (a call with no arguments at all: {})
+        return orjson.dumps(block.arguments if block.arguments is not None else {}).decode()
     so_far = None if final else pretty_so_far(block.raw_arguments)
     return block.raw_arguments if so_far is None else so_far
 

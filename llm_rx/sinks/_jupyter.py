@@ -20,7 +20,13 @@ from ..response import (
     ToolCallBlock,
 )
 from ._flow import TextRun, closed_markdown, text_runs
-from ._format import answer_json_text, arguments_text, footer_text, problem_text
+from ._format import (
+    answer_json_text,
+    arguments_text,
+    footer_text,
+    problem_text,
+    thinking_title,
+)
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
 
 __all__ = ["DisplayUnavailableError", "ReplyFrame", "jupyter_display"]
@@ -135,7 +141,7 @@ def render_frame(response: Response, final: bool) -> ReplyFrame:
         elif isinstance(block, ThinkingBlock):
             thinking = not final and position == last
             markdown.append(_thinking_markdown(block, thinking))
-            plain.append(f"[{_thinking_title(block, thinking)}]")
+            plain.append(f"[{thinking_title(block, thinking)}]")
         elif isinstance(block, ToolCallBlock):
             arguments = arguments_text(block, final)
             fence = _fence(arguments)
@@ -152,21 +158,16 @@ def render_frame(response: Response, final: bool) -> ReplyFrame:
         markdown.append(_quote(f"**⚠ {problem}**"))
         plain.append(f"[{problem}]")
     footer = footer_text(response, final)
-    markdown.append(f"<sub>{html.escape(footer)}</sub>")
-    plain.append(f"-- {footer}")
+    one_line = footer.replace("\n", " · ")  # (the notebook wraps it to its width)
+    markdown.append(f"<sub>{html.escape(one_line)}</sub>")
+    plain.append("\n".join(f"-- {line}" for line in footer.split("\n")))
     return ReplyFrame("\n\n".join(part for part in markdown if part),
                       "\n".join(part for part in plain if part))
 
 
-def _thinking_title(block: ThinkingBlock, thinking: bool) -> str:
-    if block.redacted:
-        return "thinking (redacted)"
-    return f"{'thinking…' if thinking else 'thinking'} ({len(block.text):,} characters)"
-
-
 def _thinking_markdown(block: ThinkingBlock, thinking: bool) -> str:
     """Collapsed: a ``<details>`` whose summary says how much, the text quoted inside."""
-    summary = _thinking_title(block, thinking).capitalize()
+    summary = thinking_title(block, thinking).capitalize()
     body = _quote(html.escape(block.text, quote=False)) if block.text else ""
     return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from ..builder import fold_error
 from ..events import (
     BlockStart,
     BlockStop,
@@ -14,6 +15,7 @@ from ..events import (
     ThinkingDelta,
     ToolArgsDelta,
 )
+from ._format import ending_text
 
 __all__ = ["PlainPrinter"]
 
@@ -82,7 +84,9 @@ class PlainPrinter:
     def on_error(self, error: Exception) -> None:
         self._closed = True
         self._newline()
-        self._write(f"[interrupted: {error}]\n")
+        failure = fold_error(error)
+        said = ending_text(failure.kind, str(failure))
+        self._write(f"[{said[0].lower()}{said[1:]}]\n")
 
     def on_completed(self) -> None:
         self._closed = True

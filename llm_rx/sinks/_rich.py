@@ -17,7 +17,13 @@ from ..response import (
     ToolCallBlock,
 )
 from ._flow import TextRun, closed_markdown, text_runs
-from ._format import answer_json_text, arguments_text, footer_text, problem_text
+from ._format import (
+    answer_json_text,
+    arguments_text,
+    footer_text,
+    problem_text,
+    thinking_title,
+)
 
 __all__ = ["RichView", "render_reply"]
 
@@ -90,16 +96,24 @@ def render_reply(response: Response, final: bool) -> RenderableType:
     problem = problem_text(response) if final else None
     if problem:
         parts.append(Text(f"⚠ {problem}", style="bold red"))
-    parts.append(Text(footer_text(response, final), style="dim"))
+    parts.append(_Footer(response, final))
     return Group(*parts)
 
 
+class _Footer:
+    """The footer, broken between its parts to the console's width (never inside one)."""
+
+    def __init__(self, response: Response, final: bool) -> None:
+        self.response = response
+        self.final = final
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(footer_text(self.response, self.final, options.max_width), style="dim")
+
+
 def _thinking(block: ThinkingBlock, streaming: bool) -> list[RenderableType]:
-    if block.redacted:
-        return [Text("▸ thinking (redacted)", style="dim italic")]
-    title = "thinking…" if streaming else "thinking"
     parts: list[RenderableType] = [
-        Text(f"▸ {title} ({len(block.text):,} characters)", style="dim italic")
+        Text(f"▸ {thinking_title(block, streaming)}", style="dim italic")
     ]
     if streaming and block.text.strip():
         parts.append(_Tail(Text(block.text.strip(), style="dim"), THINKING_TAIL))
