@@ -5,32 +5,42 @@ Each holds its state per subscription and passes the scheduler through.
 
 from ._accumulate import accumulate
 from ._attach_signatures import attach_signatures
+from ._cost import cost
 from ._decode import decode
 from ._encode import encode
+from ._fan_out import fan_out
 from ._merge_usage import merge_usage
 from ._metrics import StreamMetrics, metrics
 from ._paced import paced
 from ._partial_json import PartialValue, partial_json
+from ._pricing import Cost
+from ._share import share
 from ._text_only import text_only
 from ._think_tags import think_tags
 from ._thinking_only import thinking_only
 from ._to_response import to_response
 from ._tool_calls import tool_calls
+from ._trace import trace
 
 __all__ = [
+    "Cost",
     "PartialValue",
     "StreamMetrics",
     "accumulate",
     "attach_signatures",
+    "cost",
     "decode",
     "encode",
+    "fan_out",
     "merge_usage",
     "metrics",
     "paced",
     "partial_json",
+    "share",
     "text_only",
     "think_tags",
     "thinking_only",
     "to_response",
     "tool_calls",
+    "trace",
 ]

@@ -46,9 +46,12 @@ def usage_text(usage: Usage, final: bool = True) -> str | None:
     return "usage: " + " · ".join(counts) if counts else None
 
 
-def footer_text(response: Response, final: bool, width: int = FOOTER_WIDTH) -> str:
-    """The line under the reply: model, usage counts, and streaming or the stop reason;
-    broken between its parts into lines no wider than ``width`` (a part is never split)."""
+def footer_text(
+    response: Response, final: bool, width: int = FOOTER_WIDTH, notes: tuple[str, ...] = ()
+) -> str:
+    """The line under the reply: model, usage counts, and streaming or the stop reason, then
+    the ``notes`` of the operators after the display (the price); broken between its parts
+    into lines no wider than ``width`` (a part is never split)."""
     usage = usage_text(response.usage, final)
     state = "streaming…" if not final else (
         None if response.stop_reason is None else f"stop: {response.stop_reason}")
@@ -59,6 +62,7 @@ def footer_text(response: Response, final: bool, width: int = FOOTER_WIDTH) -> s
         parts += [f"{label} {first}", *others]
     if state:
         parts.append(state)
+    parts.extend(notes)
     lines: list[str] = []
     for part in parts:
         if lines and len(lines[-1]) + 3 + len(part) <= width:

@@ -119,11 +119,14 @@ class _NotebookView:
         self._handle.update(render_frame(snapshot.response, final=False))
 
     def close(self, snapshot: Snapshot) -> None:
-        self._handle.update(render_frame(snapshot.response, final=True))
+        self._handle.update(render_frame(snapshot.response, final=True, notes=snapshot.notes))
 
 
-def render_frame(response: Response, final: bool) -> ReplyFrame:
-    """The Markdown and plain text of a reply (``final``: as it ended, else in progress)."""
+def render_frame(
+    response: Response, final: bool, notes: tuple[str, ...] = ()
+) -> ReplyFrame:
+    """The Markdown and plain text of a reply (``final``: as it ended, else in progress;
+    ``notes``: footer lines of the operators after the display)."""
     markdown: list[str] = []
     plain: list[str] = []
     parts = text_runs(response.content)
@@ -157,7 +160,7 @@ def render_frame(response: Response, final: bool) -> ReplyFrame:
     if problem:
         markdown.append(_quote(f"**⚠ {problem}**"))
         plain.append(f"[{problem}]")
-    footer = footer_text(response, final)
+    footer = footer_text(response, final, notes=notes)
     one_line = footer.replace("\n", " · ")  # (the notebook wraps it to its width)
     markdown.append(f"<sub>{html.escape(one_line)}</sub>")
     plain.append("\n".join(f"-- {line}" for line in footer.split("\n")))

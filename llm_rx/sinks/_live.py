@@ -23,6 +23,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import ImmediateScheduler, TimeoutScheduler, TrampolineScheduler
 
+from .._notes import Note, notes
 from ..builder import ResponseBuilder, Snapshot
 from ..errors import CancelledStreamError
 from ..events import Event
@@ -40,7 +41,8 @@ class LiveView(Protocol):
         """Show the reply so far (in progress: not complete, no stop reason, no error)."""
 
     def close(self, snapshot: Snapshot) -> None:
-        """Show the reply as it ended (complete, interrupted or failed); the last call."""
+        """Show the reply as it ended (complete, interrupted or failed); the last call.
+        ``snapshot.notes`` are the footer lines of the operators after the display."""
 
 
 def _blocking(scheduler: abc.SchedulerBase) -> bool:
@@ -87,7 +89,7 @@ def live(
                 subscribed if subscribed is not None and not _blocking(subscribed)
                 else TimeoutScheduler.singleton()
             )
-            session = _Session(open_view(), clock, interval)
+            session = _Session(open_view(), clock, interval, notes())
 
             def on_next(event: Event) -> None:
                 try:
@@ -138,8 +140,11 @@ class _Session:
     wait only for ``_lock``, never for the render: they are coalesced into the next frame.
     """
 
-    def __init__(self, view: LiveView, clock: abc.SchedulerBase, interval: float) -> None:
+    def __init__(
+        self, view: LiveView, clock: abc.SchedulerBase, interval: float, board: list[Note]
+    ) -> None:
         self._view: LiveView | None = view  # None once closed
+        self._board = board  # what the operators after the display say in its footer
         self._clock = clock
         self._interval = interval
         self._builder = ResponseBuilder()
@@ -199,7 +204,9 @@ class _Session:
                 if view is None:
                     return
                 snapshot = self._builder.snapshot(error, final=True)
-                snapshot.response  # noqa: B018 - materialised while no event can be fed
+                response = snapshot.response  # (materialised while no event can be fed)
+            snapshot.notes = tuple(
+                line for note in self._board if (line := note(response)) is not None)
             if self._rendering:  # called from inside this thread's update: close after it
                 self._deferred = snapshot
                 return

@@ -48,7 +48,7 @@ class RichView:
 
     def close(self, snapshot: Snapshot) -> None:
         self._live.vertical_overflow = "visible"  # the final frame in full, however tall
-        self._live.update(render_reply(snapshot.response, final=True))
+        self._live.update(render_reply(snapshot.response, final=True, notes=snapshot.notes))
         self._live.stop()  # draws the last frame, then ends its line
 
 
@@ -68,7 +68,9 @@ class _Tail:
             yield new_line
 
 
-def render_reply(response: Response, final: bool) -> RenderableType:
+def render_reply(
+    response: Response, final: bool, notes: tuple[str, ...] = ()
+) -> RenderableType:
     """The reply as rich renderables: thinking collapsed, Markdown text, tool calls, footer."""
     parts: list[RenderableType] = []
     blocks = text_runs(response.content)
@@ -96,19 +98,21 @@ def render_reply(response: Response, final: bool) -> RenderableType:
     problem = problem_text(response) if final else None
     if problem:
         parts.append(Text(f"⚠ {problem}", style="bold red"))
-    parts.append(_Footer(response, final))
+    parts.append(_Footer(response, final, notes))
     return Group(*parts)
 
 
 class _Footer:
     """The footer, broken between its parts to the console's width (never inside one)."""
 
-    def __init__(self, response: Response, final: bool) -> None:
+    def __init__(self, response: Response, final: bool, notes: tuple[str, ...]) -> None:
         self.response = response
         self.final = final
+        self.notes = notes
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(footer_text(self.response, self.final, options.max_width), style="dim")
+        yield Text(
+            footer_text(self.response, self.final, options.max_width, self.notes), style="dim")
 
 
 def _thinking(block: ThinkingBlock, streaming: bool) -> list[RenderableType]:

@@ -1,0 +1,77 @@
+"""``fan_out(*operators)``: one read of the events feeding several operators at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import reactivex
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable
+
+from .._notes import gathering
+from ..events import Event
+from ._hub import Hub
+
+__all__ = ["fan_out"]
+
+Branch = Callable[[Observable[Event]], Observable[Any]]
+
+
+def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple[Any, ...]]]:
+    """Apply every operator in ``branches`` to one upstream subscription; emit the tuple of
+    their last values (``None`` for a branch that emitted none) when all have ended.
+
+    ::
+
+        events:    -S-t-t-U-M-|
+        fan_out(terminal_display(), to_response(), cost(), trace())
+        result:    -----------(e,R,c,e)|
+
+    Every branch is subscribed before the upstream is, so all see every event (also over a
+    synchronous source), and each gets each read's events as one batch, as right after a
+    source: ``to_response()``, ``cost()``, ``trace()`` fold a read at a time. When a branch
+    ends with an error the tuple is still emitted (the values of every branch once all
+    ended), then the first error is passed on; disposing disposes every branch.
+    """
+    if not branches:
+        raise ValueError("fan_out() needs at least one operator")
+
+    def operator(source: Observable[Event]) -> Observable[tuple[Any, ...]]:
+        def subscribe(
+            observer: abc.ObserverBase[tuple[Any, ...]],
+            scheduler: abc.SchedulerBase | None = None,
+        ) -> abc.DisposableBase:
+            hub: Hub
+            lasts: list[Any] = [None] * len(branches)
+            pending = [len(branches)]
+            errors: list[Exception] = []
+
+            def ended() -> None:
+                pending[0] -= 1
+                if pending[0]:
+                    return
+                observer.on_next(tuple(lasts))
+                if errors:
+                    observer.on_error(errors[0])
+                else:
+                    observer.on_completed()
+
+            def subscribe_branch(number: int, branch: Branch) -> abc.DisposableBase:
+                def on_next(value: Any) -> None:
+                    lasts[number] = value
+
+                def on_error(error: Exception) -> None:
+                    errors.append(error)
+                    ended()
+
+                return branch(hub).subscribe(on_next, on_error, ended, scheduler=scheduler)
+
+            with gathering() as board:  # (a display in one branch shows the others' notes)
+                hub = Hub(source, auto_connect=False, board=board)
+                subscriptions = [subscribe_branch(n, b) for n, b in enumerate(branches)]
+            return CompositeDisposable(*subscriptions, hub.connect(scheduler))
+
+        return reactivex.create(subscribe)
+
+    return operator

@@ -1,0 +1,121 @@
+"""The multicast behind ``share()`` and ``fan_out()``: one upstream read, a batch per read.
+
+RxPY's ``Subject`` takes two locks and copies its observer list for every event. A hub is an
+:class:`~llm_rx.sources.EventSource` instead: it hands each upstream read's list of events
+to every reading registered with it, so the operators behind it that fuse with a source
+(``to_response()``, ``text_only()``, ``cost()``, ``trace()``...) still take a read at a
+time, and the observer list is read once per read, not copied per event.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from reactivex import Observable, abc
+from reactivex.disposable import Disposable, SerialDisposable
+
+from .._notes import Note, noting, notes
+from ..events import Event
+from ..sources import EventSource
+from ..sources._source import Reading
+from ..wire import fast
+
+__all__ = ["Hub"]
+
+_OPEN = object()  # (the upstream has not ended)
+
+
+class Hub(EventSource):
+    """Readings registered with it get the reads of one subscription to ``source``.
+
+    With ``auto_connect`` the first reading connects and the last one to leave disconnects
+    (RxPY's ``share()``: ``publish().ref_count()``); otherwise :meth:`connect` does. Once the
+    upstream ended, a reading registered later gets that end at once, as RxPY's do.
+    """
+
+    def __init__(
+        self, source: Observable[Event], *, auto_connect: bool, board: list[Note] | None = None
+    ) -> None:
+        super().__init__()
+        self._board = board  # (where a fan_out gathers its branches' notes)
+        self._source = source
+        self._auto = auto_connect
+        self._readings: tuple[Reading, ...] = ()  # (replaced, never mutated: read unlocked)
+        self._notes: tuple[Note, ...] = ()
+        self._lock = threading.Lock()
+        self._upstream = SerialDisposable()
+        self._connected = False
+        self._ended: object = _OPEN  # the error the upstream ended with, or None
+
+    def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
+        with self._lock:
+            ended = self._ended
+            if ended is _OPEN:
+                self._readings = (*self._readings, reading)
+                self._gather(notes())
+            connect = self._auto and not self._connected and ended is _OPEN
+        if ended is not _OPEN:
+            reading.end(ended)  # type: ignore[arg-type]
+            return Disposable()
+        if connect:
+            self.connect(scheduler)
+        return Disposable(lambda: self._leave(reading))
+
+    def _gather(self, found: list[Note]) -> None:
+        new = tuple(note for note in found if note not in self._notes)
+        self._notes += new
+        if self._board is not None:
+            self._board.extend(note for note in new if note not in self._board)
+
+    def _leave(self, reading: Reading) -> None:
+        with self._lock:
+            self._readings = tuple(other for other in self._readings if other is not reading)
+            disconnect = self._auto and not self._readings and self._connected
+            if disconnect:
+                self._connected = False
+        if disconnect:
+            self._upstream.disposable = Disposable()
+
+    def connect(self, scheduler: abc.SchedulerBase | None = None) -> abc.DisposableBase:
+        """Subscribe to the upstream once, for every reading registered by then (and after);
+        disposing the result disconnects."""
+        with self._lock:
+            if self._connected:
+                return self._upstream
+            self._connected = True
+        source = self._source
+        with noting(*self._notes):  # (the notes of every operator behind the hub)
+            if isinstance(source, EventSource) and fast.enabled:
+                upstream = source.subscribe_steps(
+                    self._batch, _nothing, self._end, self._end, self._completed, scheduler)
+            else:
+                upstream = source.subscribe(
+                    self._one, self._end, self._completed, scheduler=scheduler)
+        self._upstream.disposable = upstream
+        return self._upstream
+
+    def _batch(self, events: list[Event]) -> tuple[list[None], Exception | None]:
+        for reading in self._readings:
+            if not reading.stopped():
+                reading.emit(events)
+        return [], None
+
+    def _one(self, event: Event) -> None:
+        self._batch([event])
+
+    def _end(self, error: Exception | None) -> None:
+        with self._lock:
+            if self._ended is not _OPEN:
+                return
+            self._ended = error
+            readings, self._readings = self._readings, ()
+        for reading in readings:
+            if not reading.stopped():
+                reading.end(error)
+
+    def _completed(self) -> None:
+        self._end(None)
+
+
+def _nothing(_value: None) -> None:
+    """(A hub's step passes no values on: its readings get the events.)"""

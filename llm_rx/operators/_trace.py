@@ -1,0 +1,182 @@
+"""``trace()``: record a reply as an OpenTelemetry span, passing every event through.
+
+Attribute names follow the OpenTelemetry GenAI semantic conventions. ``opentelemetry-api``
+(the ``otel`` extra) is imported when ``trace()`` is called, never by importing llm-rx.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import reactivex
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable, Disposable
+from reactivex.scheduler import TimeoutScheduler
+
+from ..events import (
+    ChoiceEnd,
+    Event,
+    MessageStart,
+    MessageStop,
+    RefusalDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+    UsageUpdate,
+)
+from ..native.observability import semconv_provider
+from ..response import Usage
+from ..sources import EventSource
+from ..wire import fast
+
+__all__ = ["trace"]
+
+_CONTENT = (TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta)
+_USAGE = (
+    ("input_tokens", "gen_ai.usage.input_tokens"),
+    ("output_tokens", "gen_ai.usage.output_tokens"),
+    ("cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"),
+    ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens"),
+    ("reasoning_tokens", "gen_ai.usage.reasoning.output_tokens"),
+)
+
+
+def _nanos(moment: datetime) -> int:
+    return int(moment.timestamp() * 1_000_000_000)
+
+
+class _Recorder:
+    """One subscription's span and what the reply's events said so far."""
+
+    def __init__(self, span: Any, clock: abc.SchedulerBase) -> None:
+        self.span = span
+        self.clock = clock
+        self.started = clock.now
+        self.first: datetime | None = None
+        self.usage = Usage()
+        self.finishes: dict[int, str] = {}  # choice -> its finish reason
+        self.stop: str | None = None
+        self.ended = False
+
+    def feed_all(self, events: list[Event]) -> tuple[list[Event], Exception | None]:
+        for event in events:
+            cls = event.__class__
+            if cls is UsageUpdate:
+                self.usage = self.usage.overlay(event.usage)  # type: ignore[union-attr]
+            elif self.first is None and isinstance(event, _CONTENT):
+                self.first = self.clock.now
+                self.span.add_event("gen_ai.first_token", timestamp=_nanos(self.first))
+            elif cls is MessageStart:
+                self._start(event)  # type: ignore[arg-type]
+            elif cls is ChoiceEnd:
+                self.finishes[event.choice] = _reason(  # type: ignore[union-attr]
+                    event.native, event.stop_reason)  # type: ignore[union-attr]
+            elif cls is MessageStop:
+                self.stop = _reason(event.native, event.stop_reason)  # type: ignore[union-attr]
+        return events, None
+
+    def _start(self, event: MessageStart) -> None:
+        name = semconv_provider(event.provider)
+        self.span.set_attribute("gen_ai.provider.name", name)
+        self.span.set_attribute("gen_ai.system", name)
+        if event.model is not None:
+            self.span.set_attribute("gen_ai.response.model", event.model)
+        if event.id is not None:
+            self.span.set_attribute("gen_ai.response.id", event.id)
+
+    def end(self, error: str | None, description: str | None = None) -> None:
+        """End the span (once): usage, finish reasons, and the error type when it failed."""
+        if self.ended:
+            return
+        self.ended = True
+        span = self.span
+        for name, key in _USAGE:
+            if (value := getattr(self.usage, name)) is not None:
+                span.set_attribute(key, value)
+        reasons = [self.finishes[choice] for choice in sorted(self.finishes)]
+        if not reasons and self.stop is not None:
+            reasons = [self.stop]
+        if reasons:
+            span.set_attribute("gen_ai.response.finish_reasons", reasons)
+        if self.first is not None:
+            span.set_attribute(
+                "gen_ai.response.time_to_first_chunk",
+                (self.first - self.started).total_seconds(),
+            )
+        if error is not None:
+            otel = importlib.import_module("opentelemetry.trace")
+            span.set_attribute("error.type", error)
+            span.set_status(otel.Status(otel.StatusCode.ERROR, description))
+        span.end(end_time=_nanos(self.clock.now))
+
+
+def _reason(native: Any, stop_reason: str) -> str:
+    """The provider's own finish value when it is a string, else the canonical one."""
+    return native if isinstance(native, str) else stop_reason
+
+
+def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]]:
+    """Pass every event through while recording the reply as a span of ``tracer`` (the
+    global tracer provider's ``llm_rx`` tracer when ``None``).
+
+    ::
+
+        events:   -S-b-t-t-e-U-M-|        events:  -S-b-t-#
+        trace()                           trace()
+        result:   -S-b-t-t-e-U-M-|        result:  -S-b-t-#
+        span:     [--------------]        span:    [-----]   error.type = the error's class
+
+    The span starts at subscription and ends at the end of the events, or at dispose (then
+    ``error.type`` is ``cancelled``). Its times, and ``gen_ai.response.time_to_first_chunk``
+    (seconds to the first content delta, also a ``gen_ai.first_token`` event), come from
+    the subscription's scheduler. With no tracer provider configured the span does not
+    record, and the events go straight through: no work per event.
+    """
+    otel = importlib.import_module("opentelemetry.trace")  # (the ``otel`` extra)
+    kind = otel.SpanKind.CLIENT
+
+    def operator(source: Observable[Event]) -> Observable[Event]:
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            clock = scheduler or TimeoutScheduler.singleton()
+            spans = tracer if tracer is not None else otel.get_tracer("llm_rx")
+            span = spans.start_span(
+                "chat", kind=kind, start_time=_nanos(clock.now),
+                attributes={"gen_ai.operation.name": "chat"},
+            )
+            if not span.is_recording():
+                span.end()
+                return source.subscribe(observer, scheduler=scheduler)
+            recorder = _Recorder(span, clock)
+
+            def on_next(event: Event) -> None:
+                recorder.feed_all([event])
+                observer.on_next(event)
+
+            def on_error(error: Exception) -> None:
+                recorder.end(type(error).__name__, str(error))
+                observer.on_error(error)
+
+            def on_completed() -> None:
+                recorder.end(None)
+                observer.on_completed()
+
+            def cancel() -> None:
+                recorder.end("cancelled", "disposed before the reply ended")
+
+            if isinstance(source, EventSource) and fast.enabled:  # a read at a time
+                upstream = source.subscribe_steps(
+                    recorder.feed_all, observer.on_next, on_error, on_error, on_completed,
+                    scheduler,
+                )
+            else:
+                upstream = source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
+            return CompositeDisposable(upstream, Disposable(cancel))
+
+        return reactivex.create(subscribe)
+
+    return operator
