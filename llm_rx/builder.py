@@ -197,16 +197,16 @@ class Snapshot:
     ``stop_reason: None`` and no ``error``: in progress.
     """
 
-    __slots__ = ("_builder", "_response", "_seq")
+    __slots__ = ("_builder", "_response", "_seq", "notes")
 
     _response: Response  # (set on first read)
     error: LlmRxError | None = None  # why the events ended early (an ended snapshot's)
     _final = False  # whether the events ended (a reply without its end is then incomplete)
-    notes: tuple[str, ...] = ()  # footer lines of the operators after a display (ended only)
 
     def __init__(self, builder: ResponseBuilder, seq: int | None) -> None:
         self._builder = builder
         self._seq = seq
+        self.notes: tuple[str, ...] = ()  # what the operators after a display add (at the end)
 
     @property
     def response(self) -> Response:
@@ -238,7 +238,7 @@ class Snapshot:
 class _Ended(Snapshot):
     """A snapshot taken as the events ended, or with an error."""
 
-    __slots__ = ("_final", "error", "notes")
+    __slots__ = ("_final", "error")
 
     def __init__(
         self, builder: ResponseBuilder, seq: int | None, error: LlmRxError | None, final: bool
@@ -246,7 +246,6 @@ class _Ended(Snapshot):
         super().__init__(builder, seq)
         self.error = error
         self._final = final
-        self.notes = ()
 
 
 class ResponseBuilder:

@@ -14,7 +14,7 @@ import threading
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable, SerialDisposable
 
-from .._notes import Note, noting, notes
+from .._notes import Note, notes, noting
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Reading

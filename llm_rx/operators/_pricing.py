@@ -29,11 +29,11 @@ class Cost(BaseModel):
     ``total`` is the price list's own total; ``input`` (uncached prompt tokens),
     ``cache_read``, ``cache_write``, ``output`` (generated tokens other than reasoning) and
     ``reasoning`` are its token parts, ``server_tools`` the rest (web searches the usage
-    reported, at the list's price; ``None`` when there were none). A part is ``None`` when its count was not reported;
-    ``total`` is ``None`` when a count the price needs (input or output) was not, or the
-    model is not in the price list — ``reason`` says which: never a number made of invented
-    zeros. ``model`` and ``provider`` are the price list entry the reply was priced as
-    (``served_model``: the model the wire reported, which is the one priced);
+    reported, at the list's price; ``None`` when there were none). A part is ``None`` when
+    its count was not reported; ``total`` is ``None`` when a count the price needs (input or
+    output) was not, or the model is not in the price list — ``reason`` says which: never a
+    number made of invented zeros. ``model`` and ``provider`` are the price list entry the
+    reply was priced as (``served_model``: the model the wire reported, the one priced);
     ``price_list`` names the list and its version, ``prices_updated`` the time of a
     downloaded update (``None``: the snapshot bundled with that version), ``priced_at`` the
     date whose prices applied. ``complete`` is false for a reply cut short: priced on the
@@ -149,18 +149,19 @@ def _cost(found: Any, usage: Usage, base: dict[str, Any]) -> Cost:
     notes: list[str] = []
     if usage.cache_read_tokens is None and rates.cache_read_mtok is not None:
         notes.append("cache reads not reported: every input token priced as uncached")
-    parts = {
-        "input": part(rates.input_mtok, total_input - cached),
-        "cache_read": part(rates.cache_read_mtok or rates.input_mtok, usage.cache_read_tokens),
-        "cache_write": part(rates.cache_write_mtok or rates.input_mtok, usage.cache_write_tokens),
-        "output": part(rates.output_mtok, generated - (usage.reasoning_tokens or 0)),
-        "reasoning": part(reasoning_rate, usage.reasoning_tokens),
-    }
+    parts = (
+        part(rates.input_mtok, total_input - cached),
+        part(rates.cache_read_mtok or rates.input_mtok, usage.cache_read_tokens),
+        part(rates.cache_write_mtok or rates.input_mtok, usage.cache_write_tokens),
+        part(rates.output_mtok, generated - (usage.reasoning_tokens or 0)),
+        part(reasoning_rate, usage.reasoning_tokens),
+    )
     total = Decimal(found.total_price)
-    rest = total - sum((value for value in parts.values() if value is not None), Decimal(0))
+    rest = total - sum((value for value in parts if value is not None), Decimal(0))
     return Cost(
         total=total,
-        **parts,
+        input=parts[0], cache_read=parts[1], cache_write=parts[2], output=parts[3],
+        reasoning=parts[4],
         server_tools=rest if rest else None,
         model=found.model.id,
         provider=found.provider.id,

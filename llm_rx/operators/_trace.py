@@ -69,13 +69,12 @@ class _Recorder:
             elif self.first is None and isinstance(event, _CONTENT):
                 self.first = self.clock.now
                 self.span.add_event("gen_ai.first_token", timestamp=_nanos(self.first))
-            elif cls is MessageStart:
-                self._start(event)  # type: ignore[arg-type]
-            elif cls is ChoiceEnd:
-                self.finishes[event.choice] = _reason(  # type: ignore[union-attr]
-                    event.native, event.stop_reason)  # type: ignore[union-attr]
-            elif cls is MessageStop:
-                self.stop = _reason(event.native, event.stop_reason)  # type: ignore[union-attr]
+            elif isinstance(event, MessageStart):
+                self._start(event)
+            elif isinstance(event, ChoiceEnd):
+                self.finishes[event.choice] = _reason(event.native, event.stop_reason)
+            elif isinstance(event, MessageStop):
+                self.stop = _reason(event.native, event.stop_reason)
         return events, None
 
     def _start(self, event: MessageStart) -> None:

@@ -65,7 +65,8 @@ def test_cost_matches_genai_prices_on_the_native_usage(
     assert cost.total == expected.total_price
     assert (cost.model, cost.provider) == (expected.model.id, expected.provider.id)
     assert cost.served_model == response.model
-    assert cost.complete and cost.reason is None
+    assert cost.complete
+    assert cost.reason is None
 
 
 @pytest.mark.parametrize("name", [name for name, *_ in PRICED])
@@ -87,7 +88,8 @@ def test_cost_web_searches_the_usage_reported_are_priced() -> None:
 def test_cost_cache_reads_at_their_own_rate() -> None:
     # bug class: cached prompt tokens billed as fresh ones (or as free)
     cost = _of("openai/responses-code-interpreter-reasoning.sse")  # 3,200 of 3,727 cached
-    assert cost.cache_read is not None and cost.input is not None
+    assert cost.cache_read is not None
+    assert cost.input is not None
     rate = genai_prices.calc_price(
         genai_prices.Usage(input_tokens=1_000_000, cache_read_tokens=1_000_000), "gpt-5",
         provider_id="openai", genai_request_timestamp=AT).total_price
@@ -123,7 +125,9 @@ def test_cost_without_usage_is_none_with_a_reason() -> None:
     events: list[Event] = [MessageStart("openai-chat", "gpt-4o"), TextDelta(0, "hi"),
                            MessageStop("end_turn")]
     (cost,) = _costs(reactivex.from_iterable(events))
-    assert cost.total is None and cost.input is None and cost.output is None
+    assert cost.total is None
+    assert cost.input is None
+    assert cost.output is None
     assert cost.reason == "usage not reported"
     assert cost.text() == "cost: unknown (usage not reported)"
 
@@ -133,17 +137,20 @@ def test_cost_with_a_count_missing_is_none_with_a_reason() -> None:
     events: list[Event] = [MessageStart("anthropic", "claude-haiku-4-5-20251001"),
                            UsageUpdate(Usage(input_tokens=10)), MessageStop("end_turn")]
     (cost,) = _costs(reactivex.from_iterable(events))
-    assert cost.total is None and cost.reason == "output tokens not reported"
+    assert cost.total is None
+    assert cost.reason == "output tokens not reported"
 
 
 def test_cost_of_a_model_not_in_the_price_list_says_so() -> None:
     cost = _of("ollama/chat-gemma3-text.ndjson")
-    assert cost.total is None and cost.reason == "no price for 'gemma3:1b' (ollama)"
+    assert cost.total is None
+    assert cost.reason == "no price for 'gemma3:1b' (ollama)"
 
 
 def test_cost_without_a_served_model_says_so() -> None:
     cost = _of("bedrock/converse-stream-text.eventstream")  # (ConverseStream names no model)
-    assert cost.total is None and cost.reason == "the served model was not reported"
+    assert cost.total is None
+    assert cost.reason == "the served model was not reported"
 
 
 def test_cost_unreported_cache_reads_are_noted() -> None:
@@ -160,7 +167,8 @@ def test_cost_of_a_cut_stream_is_priced_on_what_arrived_and_marked() -> None:
     costs = _costs(llm_rx.from_bytes(cut, provider="anthropic"))
     cost, error = costs
     assert isinstance(error, llm_rx.errors.IncompleteStreamError)
-    assert not cost.complete and cost.total is not None
+    assert not cost.complete
+    assert cost.total is not None
     assert cost.text().endswith("(so far)")
     assert cost.total == _of("anthropic/text-basic.sse").total
 

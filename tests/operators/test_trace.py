@@ -83,7 +83,8 @@ def test_trace_span_attributes_follow_the_genai_conventions(
     for field, key in (("cache_read_tokens", "gen_ai.usage.cache_read.input_tokens"),
                        ("cache_write_tokens", "gen_ai.usage.cache_creation.input_tokens")):
         assert (key in attributes) == (getattr(response.usage, field) is not None)
-    assert span.status.status_code is StatusCode.UNSET and "error.type" not in attributes
+    assert span.status.status_code is StatusCode.UNSET
+    assert "error.type" not in attributes
     assert events == events_of(capture(name).path)  # every event passed through unchanged
 
 
@@ -91,7 +92,8 @@ def test_trace_error_reply_records_the_error_type(exporter: InMemorySpanExporter
     # bug class: a failed reply's span that reads as a success
     out, span = _traced("anthropic/error-overloaded-midstream.synthetic.sse", exporter)
     assert isinstance(out[-1], llm_rx.errors.ProviderError)
-    assert span.attributes is not None and span.attributes["error.type"] == "ProviderError"
+    assert span.attributes is not None
+    assert span.attributes["error.type"] == "ProviderError"
     assert span.status.status_code is StatusCode.ERROR
 
 
@@ -114,7 +116,8 @@ def test_trace_dispose_ends_the_span_marked_cancelled(exporter: InMemorySpanExpo
     assert exporter.get_finished_spans() == ()
     subscription.dispose()
     (span,) = exporter.get_finished_spans()
-    assert span.attributes is not None and span.attributes["error.type"] == "cancelled"
+    assert span.attributes is not None
+    assert span.attributes["error.type"] == "cancelled"
     assert span.status.status_code is StatusCode.ERROR
     subject.on_completed()
     assert len(exporter.get_finished_spans()) == 1  # ended once
