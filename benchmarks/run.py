@@ -3,6 +3,9 @@
     python -m benchmarks.run            # the full table (about a minute or two)
     python -m benchmarks.run --quick    # smaller streams, fewer rounds
 
+``observed, ...``: the display, the reassembly, ``cost()`` and ``trace()`` (a recording
+span) on one read of the stream, through ``lxo.fan_out`` and through RxPY's multicast.
+
 Every stream is also reassembled from the whole body in one read, from 64 KiB reads and from
 1 KiB reads (the lines ``reassemble, <read size>``), as ratios to the floor at 64 KiB reads:
 a read's size should change only the cost of the reads themselves.
@@ -125,6 +128,50 @@ def pipeline(chunks: list[bytes]) -> Response:
     published.pipe(lxo.text_only()).subscribe(texts.append)
     published.pipe(lxo.merge_usage()).subscribe(usages.append)
     published.pipe(lxo.to_response()).subscribe(results.append)
+    published.connect()
+    return results[0]
+
+
+class _NoView:
+    """A display that draws nothing: what the live display costs besides its drawing."""
+
+    def update(self, snapshot: object) -> None:
+        pass
+
+    def close(self, snapshot: object) -> None:
+        pass
+
+
+def _observed() -> list[Callable[[Any], Any]]:
+    """Display (its frames on a clock that never moves: only the final one is drawn),
+    reassembly, cost and a recorded span (an SDK tracer provider, nothing exported)."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from reactivex.scheduler import HistoricalScheduler
+
+    from llm_rx.sinks import live
+
+    return [live(_NoView, scheduler=HistoricalScheduler()), lxo.to_response(), lxo.cost(),
+            lxo.trace(TracerProvider().get_tracer("benchmarks"))]
+
+
+def fan_out(chunks: list[bytes]) -> Response:
+    """Display + reassembly + cost + span on one read, through ``lxo.fan_out``."""
+    results: list[tuple[Any, ...]] = []
+    llm_rx.from_bytes(chunks).pipe(lxo.fan_out(*_observed())).subscribe(results.append)
+    response: Response = results[0][1]
+    return response
+
+
+def rx_share(chunks: list[bytes]) -> Response:
+    """The same four on one read through RxPY's multicast (``publish`` + ``connect``, as
+    ``share()`` is once every subscriber is in)."""
+    published = llm_rx.from_bytes(chunks).pipe(ops.publish())
+    results: list[Response] = []
+    display, reassembly, cost, span = _observed()
+    published.pipe(display).subscribe()
+    published.pipe(reassembly).subscribe(results.append)
+    published.pipe(cost).subscribe()
+    published.pipe(span).subscribe()
     published.connect()
     return results[0]
 
@@ -354,6 +401,8 @@ def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
         "llm_rx.reassemble": reassemble,
         "to_response()": to_response,
         "pipeline (3 sinks)": pipeline,
+        "observed, lxo.fan_out": fan_out,
+        "observed, rx publish": rx_share,
         "accumulate()": accumulate,
         "accumulate() after map": accumulate_behind_map,
         "encode()": encoder(ENCODE_TO[number]),

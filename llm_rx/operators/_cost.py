@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 import reactivex
 from reactivex import Observable, abc
@@ -16,6 +17,9 @@ from ..wire import fast
 from ._pricing import Cost, price, price_list
 
 __all__ = ["cost"]
+
+
+_READ: frozenset[type[Any]] = frozenset({UsageUpdate, MessageStart, MessageStop})
 
 
 class _Tally:
@@ -31,6 +35,8 @@ class _Tally:
         self.stopped = False
 
     def feed_all(self, events: list[Event]) -> tuple[list[Cost], Exception | None]:
+        if _READ.isdisjoint(map(type, events)):  # (the usual read: deltas only)
+            return [], None
         for event in events:
             cls = event.__class__
             if cls is UsageUpdate:

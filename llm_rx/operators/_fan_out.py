@@ -11,6 +11,8 @@ from reactivex.disposable import CompositeDisposable
 
 from .._notes import gathering
 from ..events import Event
+from ..sources import EventSource
+from ..wire import fast
 from ._hub import Hub
 
 __all__ = ["fan_out"]
@@ -65,7 +67,11 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
                     errors.append(error)
                     ended()
 
-                return branch(hub).subscribe(on_next, on_error, ended, scheduler=scheduler)
+                result = branch(hub)
+                if isinstance(result, EventSource) and fast.enabled:  # (a tap: only the
+                    return result.subscribe_steps(  # last event of each read is kept)
+                        _last, on_next, on_error, on_error, ended, scheduler)
+                return result.subscribe(on_next, on_error, ended, scheduler=scheduler)
 
             with gathering() as board:  # (a display in one branch shows the others' notes)
                 hub = Hub(source, auto_connect=False, board=board)
@@ -75,3 +81,8 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
         return reactivex.create(subscribe)
 
     return operator
+
+
+def _last(events: list[Event]) -> tuple[list[Event], Exception | None]:
+    """The last of a read's events (a branch's last value is all ``fan_out`` keeps)."""
+    return events[-1:], None

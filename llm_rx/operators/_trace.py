@@ -30,11 +30,16 @@ from ..events import (
 from ..native.observability import semconv_provider
 from ..response import Usage
 from ..sources import EventSource
-from ..wire import fast
+from ._tap import Tapped
 
 __all__ = ["trace"]
 
 _CONTENT = (TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta)
+#: What a span reads, before and after the first content delta (a read with none of these
+#: is passed on without a look at each event).
+_BEFORE: frozenset[type[Any]] = frozenset(
+    {*_CONTENT, UsageUpdate, MessageStart, ChoiceEnd, MessageStop})
+_AFTER: frozenset[type[Any]] = _BEFORE - set(_CONTENT)
 _USAGE = (
     ("input_tokens", "gen_ai.usage.input_tokens"),
     ("output_tokens", "gen_ai.usage.output_tokens"),
@@ -60,14 +65,20 @@ class _Recorder:
         self.finishes: dict[int, str] = {}  # choice -> its finish reason
         self.stop: str | None = None
         self.ended = False
+        self.watched = _BEFORE
 
     def feed_all(self, events: list[Event]) -> tuple[list[Event], Exception | None]:
+        if self.watched.isdisjoint(map(type, events)):  # (the usual read: deltas only)
+            return events, None
         for event in events:
             cls = event.__class__
+            if cls not in self.watched:
+                continue
             if cls is UsageUpdate:
                 self.usage = self.usage.overlay(event.usage)  # type: ignore[union-attr]
             elif self.first is None and isinstance(event, _CONTENT):
                 self.first = self.clock.now
+                self.watched = _AFTER
                 self.span.add_event("gen_ai.first_token", timestamp=_nanos(self.first))
             elif isinstance(event, MessageStart):
                 self._start(event)
@@ -86,7 +97,23 @@ class _Recorder:
         if event.id is not None:
             self.span.set_attribute("gen_ai.response.id", event.id)
 
-    def end(self, error: str | None, description: str | None = None) -> None:
+    def step(self, events: list[Event]) -> tuple[int, Exception | None]:
+        """(As a fused tap: see ``_tap``.)"""
+        self.feed_all(events)
+        return len(events), None
+
+    def cancel(self) -> None:
+        self.close("cancelled", "disposed before the reply ended")
+
+    def end(self, error: Exception | None) -> Exception | None:
+        """End with how the events ended; the error to pass on."""
+        if error is None:
+            self.close(None)
+        else:
+            self.close(type(error).__name__, str(error))
+        return error
+
+    def close(self, error: str | None, description: str | None = None) -> None:
         """End the span (once): usage, finish reasons, and the error type when it failed."""
         if self.ended:
             return
@@ -137,45 +164,45 @@ def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]
     otel = importlib.import_module("opentelemetry.trace")  # (the ``otel`` extra)
     kind = otel.SpanKind.CLIENT
 
+    def recorder_for(scheduler: abc.SchedulerBase | None) -> _Recorder | None:
+        """A span for a subscription, or ``None`` when it would not record."""
+        clock = scheduler or TimeoutScheduler.singleton()
+        spans = tracer if tracer is not None else otel.get_tracer("llm_rx")
+        span = spans.start_span(
+            "chat", kind=kind, start_time=_nanos(clock.now),
+            attributes={"gen_ai.operation.name": "chat"},
+        )
+        if not span.is_recording():
+            span.end()
+            return None
+        return _Recorder(span, clock)
+
     def operator(source: Observable[Event]) -> Observable[Event]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            clock = scheduler or TimeoutScheduler.singleton()
-            spans = tracer if tracer is not None else otel.get_tracer("llm_rx")
-            span = spans.start_span(
-                "chat", kind=kind, start_time=_nanos(clock.now),
-                attributes={"gen_ai.operation.name": "chat"},
-            )
-            if not span.is_recording():
-                span.end()
+            recorder = recorder_for(scheduler)
+            if recorder is None:
                 return source.subscribe(observer, scheduler=scheduler)
-            recorder = _Recorder(span, clock)
 
             def on_next(event: Event) -> None:
                 recorder.feed_all([event])
                 observer.on_next(event)
 
             def on_error(error: Exception) -> None:
-                recorder.end(type(error).__name__, str(error))
+                recorder.end(error)
                 observer.on_error(error)
 
             def on_completed() -> None:
                 recorder.end(None)
                 observer.on_completed()
 
-            def cancel() -> None:
-                recorder.end("cancelled", "disposed before the reply ended")
+            upstream = source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
+            return CompositeDisposable(upstream, Disposable(recorder.cancel))
 
-            if isinstance(source, EventSource) and fast.enabled:  # a read at a time
-                upstream = source.subscribe_steps(
-                    recorder.feed_all, observer.on_next, on_error, on_error, on_completed,
-                    scheduler,
-                )
-            else:
-                upstream = source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
-            return CompositeDisposable(upstream, Disposable(cancel))
-
-        return reactivex.create(subscribe)
+        general = reactivex.create(subscribe)
+        if isinstance(source, EventSource):  # (a read at a time, in the source's loop)
+            return Tapped(source, recorder_for, general)
+        return general
 
     return operator

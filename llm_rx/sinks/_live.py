@@ -27,6 +27,8 @@ from .._notes import Note, notes
 from ..builder import ResponseBuilder, Snapshot
 from ..errors import CancelledStreamError
 from ..events import Event
+from ..operators._tap import Tapped
+from ..sources import EventSource
 
 __all__ = ["DEFAULT_REFRESH_PER_SECOND", "LiveView", "live"]
 
@@ -81,15 +83,17 @@ def live(
         raise ValueError("live displays need a scheduler with timers (not a trampoline)")
     interval = 1.0 / refresh_per_second
 
+    def clock_of(subscribed: abc.SchedulerBase | None) -> abc.SchedulerBase:
+        return scheduler or (
+            subscribed if subscribed is not None and not _blocking(subscribed)
+            else TimeoutScheduler.singleton()
+        )
+
     def operator(source: Observable[Event]) -> Observable[Event]:
         def subscribe(
             observer: abc.ObserverBase[Event], subscribed: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            clock = scheduler or (
-                subscribed if subscribed is not None and not _blocking(subscribed)
-                else TimeoutScheduler.singleton()
-            )
-            session = _Session(open_view(), clock, interval, notes())
+            session = _Session(open_view(), clock_of(subscribed), interval, notes())
 
             def on_next(event: Event) -> None:
                 try:
@@ -125,9 +129,44 @@ def live(
             upstream = source.subscribe(on_next, on_error, on_completed, scheduler=subscribed)
             return CompositeDisposable(upstream, Disposable(cancel))
 
-        return reactivex.create(subscribe)
+        def tap(subscribed: abc.SchedulerBase | None) -> _LiveTap:
+            return _LiveTap(_Session(open_view(), clock_of(subscribed), interval, notes()))
+
+        general = reactivex.create(subscribe)
+        if isinstance(source, EventSource):  # (a read at a time, in the source's loop)
+            return Tapped(source, tap, general)
+        return general
 
     return operator
+
+
+class _LiveTap:
+    """A display fused with its source: fed a read at a time (see ``operators._tap``)."""
+
+    def __init__(self, session: _Session) -> None:
+        self._session = session
+
+    def step(self, events: list[Event]) -> tuple[int, Exception | None]:
+        fed, failure = self._session.feed_all(events)
+        if failure is None and self._session.failure is not None:  # (the view failed)
+            return 0, self._session.failure
+        return fed, failure
+
+    def end(self, error: Exception | None) -> Exception | None:
+        session = self._session
+        if error is not None:
+            with contextlib.suppress(Exception):  # the upstream error is the one to report
+                session.finish(error)
+            return error
+        try:
+            session.finish(None)
+        except Exception as failure:  # noqa: BLE001 - the view failed: report it
+            return failure
+        return session.failure
+
+    def cancel(self) -> None:
+        with contextlib.suppress(Exception):  # disposing never raises; nobody to tell
+            self._session.finish(CancelledStreamError("the display was disposed"))
 
 
 class _Session:
@@ -147,7 +186,9 @@ class _Session:
         self._board = board  # what the operators after the display say in its footer
         self._clock = clock
         self._interval = interval
-        self._builder = ResponseBuilder()
+        # (no history: a snapshot is materialised as it is taken, under ``_lock``; a
+        # read's text deltas for one block are then appended in one call)
+        self._builder = ResponseBuilder(history=False)
         self._lock = threading.Lock()
         # Re-entrant: a view's update may itself push events that end the stream (a view
         # that drives its source); the final frame then waits until that update returns.
@@ -161,12 +202,28 @@ class _Session:
     def feed(self, event: Event) -> None:
         with self._lock:
             self._builder.feed(event)
-            if self._timer is None and self._view is not None:
-                wait = 0.0
-                if self._shown is not None:
-                    elapsed = (self._clock.now - self._shown).total_seconds()
-                    wait = max(0.0, self._interval - elapsed)
-                self._timer = self._clock.schedule_relative(wait, self._frame)
+            self._due()
+
+    def feed_all(self, events: list[Event]) -> tuple[int, Exception | None]:
+        """Feed a read's events: how many were fed, and the error of the one that was not."""
+        with self._lock:
+            builder = self._builder
+            before = builder._seq
+            try:
+                builder.feed_all(events)
+            except Exception as error:  # noqa: BLE001 - a malformed event from upstream
+                return builder._seq - before - 1, error  # (its number was taken)
+            self._due()
+        return len(events), None
+
+    def _due(self) -> None:
+        """Schedule the next frame if none is (``_lock`` held)."""
+        if self._timer is None and self._view is not None:
+            wait = 0.0
+            if self._shown is not None:
+                elapsed = (self._clock.now - self._shown).total_seconds()
+                wait = max(0.0, self._interval - elapsed)
+            self._timer = self._clock.schedule_relative(wait, self._frame)
 
     def _frame(self, _scheduler: abc.SchedulerBase, _state: Any = None) -> None:
         with self._render_lock:

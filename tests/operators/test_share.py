@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
 from reactivex import operators as ops
 from reactivex.subject import Subject
 
@@ -41,9 +42,11 @@ def test_fan_out_every_branch_sees_the_whole_reply_from_one_read(name: str) -> N
     # bug class: a multicast over a synchronous source whose first subscriber reads it all
     # (RxPY share()), or branches that see different events
     source = Counting(capture(name).data)
-    ((response, texts, events, cost),) = source.pipe(lxo.fan_out(
+    ((response, texts, events, cost, last),) = source.pipe(lxo.fan_out(
         lxo.to_response(), lxo.text_only(), ops.to_list(), lxo.cost(at=AT),
+        lxo.trace(TracerProvider().get_tracer("tests")),
     ), ops.to_list()).run()
+    assert last == events[-1]  # (a tap's last value: the last event)
     assert source.subscriptions == 1
     assert response == llm_rx.reassemble(capture(name).path)
     assert events == events_of(capture(name).path)

@@ -251,10 +251,10 @@ def _run_threaded(frames: list[tuple[str, Snapshot, str]], view: type[LiveView])
         assert frames[-1][1].response == response
         for _, snapshot, text in frames:
             assert response.text.startswith(text)
-            # Read again, fresh, from the builder after the stream ended: the frame's moment
-            # is still what was rendered (``snapshot.response`` itself is cached).
-            again = snapshot._builder._materialise(snapshot._seq, snapshot.error, snapshot._final)
-            assert again.text == text
+            # The display's builder keeps no history: a frame is materialised as it is taken
+            # (under the session's lock), so the frame's moment is what was rendered.
+            assert snapshot._seq is None
+            assert snapshot._response.text == text
 
 
 def test_live_subscription_scheduler_paces_frames_when_none_is_given() -> None:
