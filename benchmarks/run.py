@@ -22,6 +22,7 @@ with the reply's first frame) and timing until that delta is emitted.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import statistics
@@ -142,16 +143,24 @@ class _NoView:
         pass
 
 
+@functools.cache
+def _tracer() -> Any:
+    """An SDK tracer (recording, nothing exported), made once as an application does:
+    making a ``TracerProvider`` detects its resources on threads (milliseconds)."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    return TracerProvider().get_tracer("benchmarks")
+
+
 def _observed() -> list[Callable[[Any], Any]]:
     """Display (its frames on a clock that never moves: only the final one is drawn),
-    reassembly, cost and a recorded span (an SDK tracer provider, nothing exported)."""
-    from opentelemetry.sdk.trace import TracerProvider
+    reassembly, cost and a recorded span."""
     from reactivex.scheduler import HistoricalScheduler
 
     from llm_rx.sinks import live
 
     return [live(_NoView, scheduler=HistoricalScheduler()), lxo.to_response(), lxo.cost(),
-            lxo.trace(TracerProvider().get_tracer("benchmarks"))]
+            lxo.trace(_tracer())]
 
 
 def fan_out(chunks: list[bytes]) -> Response:

@@ -14,7 +14,8 @@ def test_every_llm_rx_contender_gives_the_reassembled_response(number: int) -> N
     chunks = streams.chunked(make_body())
     expected = run.reassemble(chunks)
     assert expected.complete, title
-    for contender in (run.to_response, run.pipeline, run.accumulate, run.accumulate_behind_map):
+    for contender in (run.to_response, run.pipeline, run.accumulate, run.accumulate_behind_map,
+                      run.fan_out, run.rx_share):
         assert contender(chunks) == expected, (title, contender.__name__)
     text = floor(chunks)  # the floor collects what the reply's blocks hold
     if isinstance(text, dict):
