@@ -2,7 +2,7 @@
 
 ::
 
-    llm-rx demo                                   replay the bundled captures, live
+    llm-rx demo [--json]                          replay the bundled captures, live
     llm-rx replay FILE [--provider P] [--delay S] show a recorded reply as it arrives
     llm-rx reassemble FILE [--provider P] [--native [--to P]]   the response as JSON
     llm-rx events FILE [--provider P]             one JSON event per line
@@ -81,13 +81,13 @@ def _shown(value: object) -> str:
 
 
 def _summary(response: Response, out: TextIO) -> None:
+    """One line under a reply: whose, which model, how it ended, and the token counts."""
     usage = response.usage
     state = "complete" if response.complete else f"INCOMPLETE ({_why(response)})"
     out.write(
         f"-- {response.provider} · model {_shown(response.model)} · stop "
-        f"{_shown(response.stop_reason)} · {state}\n"
-        f"-- usage: input {_shown(usage.input_tokens)}, output {_shown(usage.output_tokens)}, "
-        f"reasoning {_shown(usage.reasoning_tokens)}, "
+        f"{_shown(response.stop_reason)} · {state} · tokens: input {_shown(usage.input_tokens)}"
+        f", output {_shown(usage.output_tokens)}, reasoning {_shown(usage.reasoning_tokens)}, "
         f"cache read {_shown(usage.cache_read_tokens)}\n"
     )
 
@@ -112,8 +112,9 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         with open_input(str(capture_path(name))) as chunks:
             response = _replay(chunks, None, delay, out)
         _summary(response, out)
-        out.write("-- reassembled response:\n")
-        _dump(response.model_dump(mode="json"), out)
+        if args.json:  # (only when asked: a reply's JSON is a screenful or more)
+            out.write("-- reassembled response:\n")
+            _dump(response.model_dump(mode="json"), out)
     return EXIT_OK
 
 
@@ -208,6 +209,8 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="replay the bundled real captures (no key needed)")
     demo.add_argument("--delay", type=_delay, metavar="S", help="seconds between events "
                       "(default: paced on a terminal, instant otherwise)")
+    demo.add_argument("--json", action="store_true",
+                      help="after each reply, also print the reassembled response as JSON")
     replay = with_file("replay", "show a recorded reply as it arrives")
     replay.add_argument("--delay", type=_delay, metavar="S", help="seconds between events "
                         "(default: 0.02 on a terminal, instant otherwise)")

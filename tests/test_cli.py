@@ -14,6 +14,7 @@ from openai.types.chat import ChatCompletion
 
 import llm_rx
 from llm_rx.cli import main
+from llm_rx.data import DEMO_CAPTURES
 
 from .captures import capture
 
@@ -25,12 +26,25 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_cli_demo_runs_without_a_terminal_and_prints_the_responses() -> None:
+def test_cli_demo_runs_without_a_terminal_and_ends_each_reply_with_one_line() -> None:
     result = run("demo")
     assert result.returncode == 0, result.stderr
     assert "Here are the basic steps" in result.stdout  # the live text
-    assert '"stop_reason": "tool_use"' in result.stdout  # a reassembled response
+    assert '"stop_reason"' not in result.stdout  # no JSON unless asked for
+    replies = result.stdout.split("\n=== replaying ")[1:]
+    assert len(replies) == len(DEMO_CAPTURES)
+    for reply in replies:  # each ends with its one-line summary
+        last = reply.rstrip("\n").split("\n")[-1]
+        assert last.startswith("-- ")
+        assert " · complete · tokens: input " in last
     assert result.stdout.endswith("\n")
+
+
+def test_cli_demo_json_prints_each_reassembled_response() -> None:
+    out = io.StringIO()
+    assert main(["demo", "--json"], out=out) == 0
+    assert out.getvalue().count("-- reassembled response:\n{") == len(DEMO_CAPTURES)
+    assert '"stop_reason": "tool_use"' in out.getvalue()
 
 
 def test_cli_reassemble_native_validates_as_the_sdk_type() -> None:
