@@ -28,6 +28,7 @@ from ._format import (
     thinking_title,
 )
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
+from ._sources import Source, cited_pieces, markers, snippet_text
 
 __all__ = ["DisplayUnavailableError", "ReplyFrame", "jupyter_display"]
 
@@ -131,6 +132,7 @@ def render_frame(
     plain: list[str] = []
     parts = text_runs(response.content)
     last = len(parts) - 1
+    sources: list[Source] = []
     for position, block in enumerate(parts):
         if isinstance(block, TextRun):  # adjacent text blocks: one flow of the answer
             text = block.text
@@ -139,7 +141,9 @@ def render_frame(
                 fence = _fence(answer)
                 markdown.append(f"{fence}json\n{answer}\n{fence}")
             else:
-                markdown.append(closed_markdown(text))
+                cited = "".join(piece + (f"<sup>{markers(numbers)}</sup>" if numbers else "")
+                                for piece, numbers in cited_pieces(block, sources))
+                markdown.append(closed_markdown(cited))
             plain.append(text if answer is None else answer)
         elif isinstance(block, ThinkingBlock):
             thinking = not final and position == last
@@ -156,6 +160,9 @@ def render_frame(
         elif isinstance(block, OpaqueBlock):
             markdown.append(f"`[{block.kind}]`")
             plain.append(f"[{block.kind}]")
+    if sources:
+        markdown.append(_sources_markdown(sources))
+        plain.extend(f"[{source.number}] {source.url}" for source in sources)
     problem = problem_text(response) if final else None
     if problem:
         markdown.append(_quote(f"**⚠ {problem}**"))
@@ -173,6 +180,19 @@ def _thinking_markdown(block: ThinkingBlock, thinking: bool) -> str:
     summary = thinking_title(block, thinking).capitalize()
     body = _quote(html.escape(block.text, quote=False)) if block.text else ""
     return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
+
+
+def _sources_markdown(sources: list[Source]) -> str:
+    """A numbered list under the answer: title (a link to the URL), the URL, the snippet."""
+    lines = ["**Sources**", ""]
+    for source in sources:
+        title = (source.title or source.url).replace("[", "\\[").replace("]", "\\]")
+        line = f"{source.number}. [{title}](<{source.url}>) <sub>{html.escape(source.url)}</sub>"
+        snippet = snippet_text(source)
+        if snippet:
+            line += f"<br>“{html.escape(snippet)}”"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def _quote(text: str) -> str:

@@ -24,6 +24,7 @@ from ._format import (
     problem_text,
     thinking_title,
 )
+from ._sources import Source, cited_pieces, markers, snippet_text
 
 __all__ = ["RichView", "render_reply"]
 
@@ -75,6 +76,7 @@ def render_reply(
     parts: list[RenderableType] = []
     blocks = text_runs(response.content)
     last = len(blocks) - 1
+    sources: list[Source] = []
     for position, block in enumerate(blocks):
         if isinstance(block, TextRun):  # adjacent text blocks: one flow of the answer
             text = block.text
@@ -82,7 +84,9 @@ def render_reply(
             if answer is not None:
                 parts.append(Text(answer, style="cyan"))
             elif text:
-                parts.append(Markdown(closed_markdown(text)))
+                cited = "".join(piece + markers(numbers)
+                                for piece, numbers in cited_pieces(block, sources))
+                parts.append(Markdown(closed_markdown(cited)))
         elif isinstance(block, ThinkingBlock):
             parts.extend(_thinking(block, streaming=not final and position == last))
         elif isinstance(block, ToolCallBlock):
@@ -95,11 +99,26 @@ def render_reply(
             parts.append(Text(f"refusal: {block.text}", style="yellow"))
         elif isinstance(block, OpaqueBlock):
             parts.append(Text(f"[{block.kind}]", style="dim"))
+    if sources:
+        parts.append(_sources(sources))
     problem = problem_text(response) if final else None
     if problem:
         parts.append(Text(f"⚠ {problem}", style="bold red"))
     parts.append(_Footer(response, final, notes))
     return Group(*parts)
+
+
+def _sources(sources: list[Source]) -> Text:
+    """A numbered list under the answer: title, URL, the cited snippet (dim)."""
+    text = Text("Sources", style="bold")
+    for source in sources:
+        text.append(f"\n[{source.number}] ", style="bold")
+        text.append(f"{source.title or source.url}\n    ")
+        text.append(source.url, style="underline blue")
+        snippet = snippet_text(source)
+        if snippet:
+            text.append(f"\n    “{snippet}”", style="dim")
+    return text
 
 
 class _Footer:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from typing import Any
 
 import pytest
@@ -206,7 +207,7 @@ def _paragraphs(markdown: str) -> list[str]:
 def test_jupyter_display_reads_adjacent_text_blocks_as_one_flow() -> None:
     # each cited stretch is a text block of its own, the ". " between them another
     handle, _ = _show("anthropic/web-search-citations.sse")
-    final = handle.markdown
+    final = re.sub(r"<sup>\[[0-9\]\[]+\]</sup>", "", handle.markdown)  # (the markers)
     lone = [part for part in _paragraphs(final) if not any(c.isalnum() for c in part)]
     assert lone == []
     assert "ahead of Friday's U.S.-Russia summit. The White House lowered" in final
@@ -232,3 +233,27 @@ def test_jupyter_display_closes_bold_cut_short() -> None:
     handle, _ = _show("anthropic/web-search-citations.sse", cut=85)  # inside **1. Trump…
     final = handle.markdown
     assert "**1. Trump-Putin Summit and Ukraine Crisis**\n\n> **⚠ Interrupted" in final
+
+
+@pytest.mark.parametrize("name", ["anthropic/web-search-citations.sse",
+                                  "openai/responses-annotations-raw.sse"])
+def test_jupyter_display_shows_every_cited_source_with_a_marker(name: str) -> None:
+    handle, messages = _show(name)
+    final = handle.markdown
+    response = messages[0].value.value
+    urls = {c["url"] for block in response.content if block.type == "text"
+            for c in block.citations}
+    assert urls
+    answer, sources, _ = final.partition("**Sources**")
+    assert sources
+    for url in urls:
+        assert f"(<{url}>)" in final.partition("**Sources**")[2]
+    assert "<sup>[1]</sup>" in answer
+    assert f"<sup>[{len(urls)}]</sup>" in answer
+
+
+def test_jupyter_display_source_shows_the_cited_snippet() -> None:
+    handle, _ = _show("anthropic/web-search-citations.sse")
+    assert "<br>“Now, he could be fined for it · Aug 13, 2025 · Pinkfong!”" in handle.markdown
+    assert ("summit<sup>[1][2]</sup>. The White House lowered its expectations surrounding "
+            "the Trump-Putin summit on Friday<sup>[2]</sup>.") in handle.markdown

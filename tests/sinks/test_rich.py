@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import re
 
+import pytest
 from rich.console import Console
 
 import llm_rx
@@ -21,7 +23,8 @@ def _rendered(response: llm_rx.Response, final: bool = True, width: int = 100) -
 
 def test_rich_reads_adjacent_text_blocks_as_one_flow() -> None:
     response = llm_rx.reassemble(capture("anthropic/web-search-citations.sse").data)
-    lines = [line.strip() for line in _rendered(response).split("\n") if line.strip()]
+    rendered = re.sub(r"\[[0-9]+\]", "", _rendered(response))  # (the markers)
+    lines = [line.strip() for line in rendered.split("\n") if line.strip()]
     assert [line for line in lines if not any(c.isalnum() for c in line)] == []
     text = " ".join(lines)
     assert "ahead of Friday's U.S.-Russia summit. The White House lowered" in text
@@ -34,3 +37,19 @@ def test_rich_closes_bold_cut_short() -> None:
     assert "1. Trump-Putin Summit and Ukraine Crisis" in final
     assert "**" not in final
 
+
+
+@pytest.mark.parametrize("name", ["anthropic/web-search-citations.sse",
+                                  "openai/responses-annotations-raw.sse"])
+def test_rich_shows_every_cited_source_with_a_marker(name: str) -> None:
+    response = llm_rx.reassemble(capture(name).data)
+    urls = {c["url"] for block in response.content if block.type == "text"
+            for c in block.citations}
+    assert urls
+    rendered = _rendered(response, width=200)
+    answer, sources, _ = rendered.partition("\nSources\n")
+    assert sources
+    for url in urls:
+        assert url in rendered.partition("\nSources\n")[2]
+    assert "[1]" in answer
+    assert f"[{len(urls)}]" in answer
