@@ -28,6 +28,7 @@ from ._format import (
     thinking_title,
 )
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
+from ._server_tools import server_tool_lines
 from ._sources import Source, cited_pieces, markers, snippet_text
 
 __all__ = ["DisplayUnavailableError", "ReplyFrame", "jupyter_display"]
@@ -157,9 +158,12 @@ def render_frame(
         elif isinstance(block, RefusalBlock):
             markdown.append(_quote(f"**Refusal:** {block.text}"))
             plain.append(f"[refusal] {block.text}")
-        elif isinstance(block, OpaqueBlock):
-            markdown.append(f"`[{block.kind}]`")
-            plain.append(f"[{block.kind}]")
+        elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, collapsed)
+            title, details = server_tool_lines(block)
+            body = "\n".join(f"> {html.escape(line, quote=False)}  " for line in details)
+            markdown.append(f"<details><summary>⚙ {html.escape(title)}</summary>\n\n{body}"
+                            "\n\n</details>")
+            plain.append(f"[{title}]")
     if sources:
         markdown.append(_sources_markdown(sources))
         plain.extend(f"[{source.number}] {source.url}" for source in sources)

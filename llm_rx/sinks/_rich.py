@@ -24,6 +24,7 @@ from ._format import (
     problem_text,
     thinking_title,
 )
+from ._server_tools import server_tool_lines
 from ._sources import Source, cited_pieces, markers, snippet_text
 
 __all__ = ["RichView", "render_reply"]
@@ -97,8 +98,10 @@ def render_reply(
                 parts.append(Text(arguments, style="cyan"))
         elif isinstance(block, RefusalBlock):
             parts.append(Text(f"refusal: {block.text}", style="yellow"))
-        elif isinstance(block, OpaqueBlock):
-            parts.append(Text(f"[{block.kind}]", style="dim"))
+        elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, a line or few)
+            title, details = server_tool_lines(block)
+            parts.append(Text(f"▸ {title}", style="dim italic"))
+            parts.extend(Text(f"    {line}", style="dim") for line in details)
     if sources:
         parts.append(_sources(sources))
     problem = problem_text(response) if final else None

@@ -257,3 +257,13 @@ def test_jupyter_display_source_shows_the_cited_snippet() -> None:
     assert "<br>“Now, he could be fined for it · Aug 13, 2025 · Pinkfong!”" in handle.markdown
     assert ("summit<sup>[1][2]</sup>. The White House lowered its expectations surrounding "
             "the Trump-Putin summit on Friday<sup>[2]</sup>.") in handle.markdown
+
+
+def test_jupyter_display_server_tools_show_what_ran() -> None:
+    handle, _ = _show("anthropic/code-execution-bash.sse")
+    final = handle.markdown
+    assert ('<details><summary>⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255'
+            '&quot; | bc -l</summary>') in final
+    assert ("<summary>⚙ bash_code_execution_tool_result: exit code 0</summary>\n\n"
+            "> -428330955.97745") in final
+    assert "`[server_tool_use]`" not in final

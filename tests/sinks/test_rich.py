@@ -53,3 +53,19 @@ def test_rich_shows_every_cited_source_with_a_marker(name: str) -> None:
         assert url in rendered.partition("\nSources\n")[2]
     assert "[1]" in answer
     assert f"[{len(urls)}]" in answer
+
+
+@pytest.mark.parametrize(("name", "lines"), [
+    ("anthropic/web-search-citations.sse",
+     ["▸ web_search: top world news today", "▸ web_search_tool_result: 10 results",
+      "World news - breaking news, video, headlines and opinion | CNN", "… and 7 more"]),
+    ("openai/responses-web-search.sse", ["▸ web_search_call: weather: San Francisco, CA"]),
+])
+def test_rich_server_tools_show_the_tool_its_input_and_results(
+    name: str, lines: list[str]
+) -> None:
+    rendered = _rendered(llm_rx.reassemble(capture(name).data), width=200)
+    shown = [line.strip() for line in rendered.split("\n")]
+    for line in lines:
+        assert line in shown
+    assert "[web_search_call]" not in rendered
