@@ -12,7 +12,8 @@
     ├── ProtocolError               frames arrived in an order the protocol forbids
     │                               (a delta for a block that is already closed)
     ├── IncompleteStreamError       the stream ended before the provider's terminal frame
-    │   └── StreamTimeoutError      no bytes for longer than the source's idle timeout
+    │   ├── StreamTimeoutError      no bytes for longer than the source's idle timeout
+    │   └── SinkWriteError          a sink's store refused a write (it went away mid-reply)
     └── CancelledStreamError        the subscriber disposed or an upstream source was cancelled
 
 Every error carries ``raw``: the offending frame as text (or ``None`` when no frame is to
@@ -33,6 +34,7 @@ __all__ = [
     "NonStreamBodyError",
     "ProtocolError",
     "ProviderError",
+    "SinkWriteError",
     "StreamTimeoutError",
     "StructuredOutputError",
     "WireFormatError",
@@ -153,6 +155,12 @@ class IncompleteStreamError(LlmRxError):
 class StreamTimeoutError(IncompleteStreamError):
     """No bytes arrived for longer than the source's ``idle_timeout``: the stream is cut
     there (what arrived is kept; the reply is ``complete: false``, ``interrupted``)."""
+
+
+class SinkWriteError(IncompleteStreamError):
+    """A sink could not write to its store (a Redis server that stopped mid-reply): the
+    pipeline stops there, and the reply is cut (``complete: false``, ``interrupted``) with
+    everything that arrived kept. ``raw`` is what could not be written."""
 
 
 class CancelledStreamError(LlmRxError):

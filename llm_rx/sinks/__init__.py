@@ -8,6 +8,8 @@ from ._asgi import sse_response
 from ._jupyter import DisplayUnavailableError, ReplyFrame, jupyter_display
 from ._live import DEFAULT_REFRESH_PER_SECOND, LiveView, live
 from ._plain import PlainPrinter
+from ._redis import to_redis
+from ._redis_sse import redis_sse_response
 from ._terminal import terminal_display
 
 __all__ = [
@@ -18,6 +20,8 @@ __all__ = [
     "ReplyFrame",
     "jupyter_display",
     "live",
+    "redis_sse_response",
     "sse_response",
     "terminal_display",
+    "to_redis",
 ]

@@ -1,0 +1,201 @@
+"""``from_redis()``: follow a reply that ``sinks.to_redis`` writes (or wrote) to a Redis Stream.
+
+The layout is in :mod:`llm_rx._redis_entries`. ``redis`` is never imported here: any client
+with redis-py's ``xread()`` (sync ``redis.Redis`` or ``redis.asyncio.Redis``, valkey's too)
+will do. What one subscription knows (the last entry id, when the producer was last heard
+from) lives in a :class:`_Follower`, shared by the sync and the async reading loop.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple, overload
+
+import reactivex
+from reactivex import Observable, abc
+from reactivex.scheduler import CurrentThreadScheduler
+
+from .._redis_entries import Ended, read_entry
+from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError
+from ..events import Event
+from ._async import read_async
+from ._source import EventSource, Reading, read_through
+
+__all__ = ["DEFAULT_HEARTBEAT_TIMEOUT", "RedisEntry", "from_redis"]
+
+#: Seconds without any new entry (an event or a producer's heartbeat) after which a follower
+#: gives the producer up for dead and ends the reply as incomplete.
+DEFAULT_HEARTBEAT_TIMEOUT = 30.0
+_SLICE = 0.1  # a sync follower's longest wait in one XREAD: how soon it sees a dispose
+_COUNT = 1024  # entries asked for per XREAD
+
+
+class RedisEntry(NamedTuple):
+    """An event with the id of its stream entry (pass it as ``after`` to resume there)."""
+
+    id: str
+    event: Event
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, (bytes, bytearray)) else str(value)
+
+
+class _Follower:
+    """Where one subscription is in the stream, and until when it waits for the next entry."""
+
+    def __init__(self, key: str, after: str, timeout: float) -> None:
+        self.key, self.last, self.timeout = key, after, timeout
+        self.deadline = time.monotonic() + timeout
+
+    def wait_ms(self, longest: float | None) -> int:
+        """How long the next XREAD may block; a ``StreamTimeoutError`` once nothing came
+        for ``timeout`` seconds."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise StreamTimeoutError(
+                f"nothing new in Redis stream {self.key!r} for {self.timeout:g} s after entry "
+                f"{self.last} (the producer is gone)"
+            )
+        return max(1, int(1000 * (left if longest is None else min(left, longest))))
+
+    def take(self, reply: Any) -> tuple[list[RedisEntry], Ended | None]:
+        """The events of an XREAD reply (RESP2 list or RESP3 map), and the end if it came
+        (a bad entry ends the reply with its ``WireFormatError``, after the events before it)."""
+        streams = reply.values() if isinstance(reply, dict) else [item[1] for item in reply or ()]
+        entries: list[RedisEntry] = []
+        for batch in streams:
+            for raw_id, fields in batch:
+                entry_id = _text(raw_id)
+                self.deadline = time.monotonic() + self.timeout
+                try:
+                    item = read_entry(entry_id, fields)
+                except LlmRxError as error:
+                    return entries, Ended(error)
+                self.last = entry_id
+                if isinstance(item, Ended):
+                    return entries, item
+                if item is not None:
+                    entries.append(RedisEntry(entry_id, item))
+        return entries, None
+
+
+def _read_error(follower: _Follower, error: Exception) -> IncompleteStreamError:
+    failure = IncompleteStreamError(
+        f"Redis stream {follower.key!r} could not be read after entry {follower.last} "
+        f"({type(error).__name__}: {error})"
+    )
+    failure.__cause__ = error
+    return failure
+
+
+def _ended(ended: Ended | None) -> bool:
+    if ended is not None and ended.error is not None:
+        raise ended.error
+    return ended is not None
+
+
+class _RedisSource(EventSource):
+    """The events (or, ``with_ids``, the entries) of one reply in a Redis Stream."""
+
+    def __init__(
+        self, client: Any, key: str, after: str, timeout: float, with_ids: bool
+    ) -> None:
+        super().__init__()
+        self._client, self._key, self._after = client, key, after
+        self._timeout, self._with_ids = timeout, with_ids
+
+    def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
+        follower = _Follower(self._key, self._after, self._timeout)
+        client = self._client
+
+        def emit(entries: list[RedisEntry]) -> None:
+            if entries:
+                reading.emit(entries if self._with_ids else [e.event for e in entries])  # type: ignore[misc]
+
+        if inspect.iscoroutinefunction(client.execute_command):  # redis.asyncio's clients
+            async def pump() -> None:
+                while not reading.stopped():
+                    wait = follower.wait_ms(None)
+                    try:
+                        reply = await client.xread({follower.key: follower.last}, _COUNT, wait)
+                    except Exception as error:  # noqa: BLE001 - any client's failure, typed
+                        raise _read_error(follower, error) from error
+                    entries, ended = follower.take(reply)
+                    emit(entries)
+                    if _ended(ended):
+                        return
+
+            return read_async(reading, pump)
+
+        def follow() -> None:
+            while not reading.stopped():
+                wait = follower.wait_ms(_SLICE)
+                try:
+                    reply = client.xread({follower.key: follower.last}, _COUNT, wait)
+                except Exception as error:  # noqa: BLE001 - any client's failure, typed
+                    raise _read_error(follower, error) from error
+                entries, ended = follower.take(reply)
+                emit(entries)
+                if _ended(ended):
+                    return
+
+        def run(_: abc.SchedulerBase, __: Any = None) -> None:
+            read_through(reading, follow)
+
+        return (scheduler or CurrentThreadScheduler.singleton()).schedule(run)
+
+
+@overload
+def from_redis(
+    client: Any, key: str, *, after: str = "0", heartbeat_timeout: float = ...,
+    with_ids: Literal[False] = False,
+) -> Observable[Event]: ...
+
+
+@overload
+def from_redis(
+    client: Any, key: str, *, after: str = "0", heartbeat_timeout: float = ...,
+    with_ids: Literal[True],
+) -> Observable[RedisEntry]: ...
+
+
+def from_redis(
+    client: Any,
+    key: str,
+    *,
+    after: str = "0",
+    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
+    with_ids: bool = False,
+) -> Observable[Event] | Observable[RedisEntry]:
+    """A cold observable of the events of the reply ``sinks.to_redis`` writes to ``key``,
+    from the entry after ``after`` on: first what is written already, then each entry as it
+    is written (``XREAD BLOCK``), until the reply's end entry.
+
+    A reply that ended with an error ends here with the same error (so ``to_response()``
+    gives the producer's ``Response``). Nothing new for ``heartbeat_timeout`` seconds (a
+    producer that died) ends it with a ``StreamTimeoutError``, a read that fails (the server
+    went away) with an ``IncompleteStreamError``, an entry ``to_redis`` did not write with a
+    ``WireFormatError`` carrying it: each after the events before it. ``with_ids=True``
+    gives :class:`RedisEntry` items (the entry id beside each event), to resume from the
+    last id seen. A sync client is read on ``scheduler`` (by default on the subscribing
+    thread, which it blocks); an async one by a task on the running loop.
+    """
+    if heartbeat_timeout <= 0:
+        raise ValueError(f"heartbeat_timeout must be positive, not {heartbeat_timeout!r}")
+    if not with_ids:
+        return _RedisSource(client, key, after, heartbeat_timeout, False)
+    source = _RedisSource(client, key, after, heartbeat_timeout, True)
+
+    def subscribe(
+        observer: abc.ObserverBase[RedisEntry], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        # (a plain observable: the fused steps of later operators take events, not entries)
+        on_next: Callable[[Any], None] = observer.on_next
+        return source.subscribe_steps(
+            None, on_next, observer.on_error, observer.on_error, observer.on_completed, scheduler
+        )
+
+    return reactivex.create(subscribe)
