@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-import redis
 import reactivex
+import redis
+from reactivex import operators as ops
 from reactivex.subject import Subject
 
 import llm_rx
@@ -33,7 +34,7 @@ def main() -> None:
     if args.stop_after is not None:
         subject: Subject[Event] = Subject()
         subject.pipe(lxs.to_redis(client, args.key)).subscribe(on_error=print)
-        first = events.pipe(reactivex.operators.take(args.stop_after), reactivex.operators.to_list())
+        first = events.pipe(ops.take(args.stop_after), ops.to_list())
         for event in first.run():
             subject.on_next(event)
         print("written", flush=True)

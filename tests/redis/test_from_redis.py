@@ -20,7 +20,13 @@ from llm_rx.sources import RedisEntry, from_redis
 from tests.captures import CAPTURES, Capture, capture
 from tests.redis.conftest import RedisServer
 from tests.redis.helpers import (
-    DEADLINE, blocked_readers, events_of, finish, fold, spawn, until,
+    DEADLINE,
+    blocked_readers,
+    events_of,
+    finish,
+    fold,
+    spawn,
+    until,
 )
 
 TEXT = capture("openai/chat-text-basic.sse")
@@ -125,8 +131,10 @@ def test_from_redis_producer_killed_mid_reply_ends_incomplete(server: RedisServe
     assert followed.model_dump(exclude={"error"}) == fold(events[:5], timeout).model_dump(
         exclude={"error"}
     )
-    assert followed.error is not None and followed.error.kind == "incomplete"
-    assert not followed.complete and followed.stop_reason == "interrupted"
+    assert followed.error is not None
+    assert followed.error.kind == "incomplete"
+    assert not followed.complete
+    assert followed.stop_reason == "interrupted"
 
 
 def test_from_redis_no_stream_at_all_times_out(server: RedisServer) -> None:

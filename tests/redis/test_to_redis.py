@@ -115,7 +115,8 @@ def test_to_redis_disposed_producer_writes_a_cancelled_end(server: RedisServer) 
     end = orjson.loads(client.xrange("k")[-1][1][b"end"])
     assert end["error"]["kind"] == "cancelled"
     followed = from_redis(client, "k", heartbeat_timeout=1).pipe(lxo.to_response()).run()
-    assert followed.error is not None and followed.error.kind == "cancelled"
+    assert followed.error is not None
+    assert followed.error.kind == "cancelled"
     assert followed.stop_reason == "interrupted"
 
 
@@ -184,7 +185,8 @@ def test_to_redis_async_client_server_gone_is_a_typed_error(server: RedisServer)
     produced = asyncio.run(produce())
     server.start()
     assert not produced.complete
-    assert produced.error is not None and produced.error.kind == "incomplete"
+    assert produced.error is not None
+    assert produced.error.kind == "incomplete"
     assert "could not be written to Redis" in produced.error.message
 
 
@@ -230,8 +232,10 @@ def test_to_redis_restarted_server_mid_reply_keeps_what_arrived(server: RedisSer
 
     (produced,) = results  # the producer's error is typed, and what arrived is kept
     assert produced == fold(events[: half + 1], produced_error(produced))
-    assert not produced.complete and produced.stop_reason == "interrupted"
-    assert produced.error is not None and produced.error.raw is not None
+    assert not produced.complete
+    assert produced.stop_reason == "interrupted"
+    assert produced.error is not None
+    assert produced.error.raw is not None
     assert orjson.loads(produced.error.raw.splitlines()[0])["e"]  # the entry not written
     assert followed == events[:half]  # the follower's too
     (error,) = follower_errors
