@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -16,16 +17,20 @@ import orjson
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
 
-from .._redis_entries import end_entry, event_entry
+from .._redis_entries import HEARTBEAT_FIELD, end_entry, event_entry
 from ..errors import CancelledStreamError, LlmRxError, SinkWriteError
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Reading, Steps
 
-__all__ = ["DEFAULT_TTL", "to_redis"]
+__all__ = ["DEFAULT_HEARTBEAT", "DEFAULT_TTL", "to_redis"]
 
 #: Seconds a reply's stream is kept after its last write (a day, as resumable streams keep).
 DEFAULT_TTL = 24 * 3600
+#: Seconds between the entries that tell followers the producer is alive while the reply is
+#: silent (a model thinking): well under ``from_redis``'s default ``heartbeat_timeout``.
+DEFAULT_HEARTBEAT = 5.0
+HEARTBEAT: dict[str, bytes] = {HEARTBEAT_FIELD: b""}
 
 Entries = list[dict[str, bytes]]
 Failed = Callable[[LlmRxError], None]
@@ -62,38 +67,77 @@ def _write_error(entries: Entries, error: Exception) -> SinkWriteError:
 
 
 class _SyncWriter:
-    """Writes each batch at once, before its events pass on."""
+    """Writes each batch at once, before its events pass on; heartbeats come from a thread
+    of their own (the client's pool makes that safe), never after the end."""
 
-    def __init__(self, target: _Target) -> None:
+    def __init__(self, target: _Target, heartbeat: float | None) -> None:
         self._target = target
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        if heartbeat is not None:
+            threading.Thread(target=self._beat, args=(heartbeat,), daemon=True,
+                             name="llm-rx redis heartbeat").start()
 
-    def write(self, entries: Entries) -> LlmRxError | None:
+    def _beat(self, interval: float) -> None:
+        while not self._closed.wait(interval):
+            with self._lock:
+                if not self._closed.is_set():  # (a failure here: the next write reports it)
+                    self._execute([HEARTBEAT])
+
+    def _execute(self, entries: Entries) -> LlmRxError | None:
         try:
             self._target.pipeline(entries).execute()
         except Exception as error:  # noqa: BLE001 - any client's failure: typed for the pipeline
             return _write_error(entries, error)
         return None
 
+    def write(self, entries: Entries) -> LlmRxError | None:
+        with self._lock:
+            failure = self._execute(entries)
+        if failure is not None:
+            self.close()
+        return failure
+
     def finish(self, entries: Entries, then: Callable[[LlmRxError | None], None]) -> None:
-        then(self.write(entries))
+        with self._lock:
+            self._closed.set()
+            failure = self._execute(entries)
+        then(failure)
+
+    def close(self) -> None:
+        self._closed.set()
 
 
 class _AsyncWriter:
     """Writes batches in order from one task on the running loop, a round trip for what
     queued meanwhile; events pass on at once, and a failure arrives at ``failed`` later."""
 
-    def __init__(self, target: _Target, failed: Failed) -> None:
+    def __init__(self, target: _Target, failed: Failed, heartbeat: float | None) -> None:
         self._target, self._failed = target, failed
         self._queue: list[tuple[Entries, Callable[[LlmRxError | None], None] | None]] = []
         self._task: asyncio.Task[None] | None = None
         self._broken: LlmRxError | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        if heartbeat is not None:
+            self._beat(heartbeat, first=True)
+
+    def _beat(self, interval: float, first: bool = False) -> None:
+        if not first:
+            self._push([HEARTBEAT], None)
+        self._timer = asyncio.get_running_loop().call_later(interval, self._beat, interval)
 
     def write(self, entries: Entries) -> LlmRxError | None:
         self._push(entries, None)
         return None
 
     def finish(self, entries: Entries, then: Callable[[LlmRxError | None], None]) -> None:
+        self.close()
         self._push(entries, then)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _push(self, entries: Entries, then: Callable[[LlmRxError | None], None] | None) -> None:
         self._queue.append((entries, then))
@@ -109,6 +153,7 @@ class _AsyncWriter:
                     await self._target.pipeline(entries).execute()
                 except Exception as error:  # noqa: BLE001 - typed, reported below
                     self._broken = _write_error(entries, error)
+                    self.close()
                     self._failed(self._broken)
             for _, then in batch:
                 if then is not None:
@@ -117,7 +162,12 @@ class _AsyncWriter:
 
 
 def to_redis(
-    client: Any, key: str, *, maxlen: int | None = None, ttl: int | None = DEFAULT_TTL
+    client: Any,
+    key: str,
+    *,
+    maxlen: int | None = None,
+    ttl: int | None = DEFAULT_TTL,
+    heartbeat: float | None = DEFAULT_HEARTBEAT,
 ) -> Callable[[Observable[Event]], Observable[Event]]:
     """Append each event to the Redis Stream ``key`` as it passes (a tap: the events go on
     unchanged), then an end entry; followers read it with ``sources.from_redis``.
@@ -134,11 +184,15 @@ def to_redis(
     by a task on the running loop, and the end passes on once everything is written. A
     write that fails (the server went away) stops the pipeline with a ``SinkWriteError``
     after the events that arrived. ``maxlen`` trims the stream (approximately); ``ttl``
-    (seconds, renewed on each write) lets a reply expire; ``None`` keeps it.
+    (seconds, renewed on each write) lets a reply expire; ``None`` keeps it. Every
+    ``heartbeat`` seconds until the end a heartbeat entry tells followers the producer is
+    alive (``None``: none; a follower then gives up after its timeout of silence).
     """
+    if heartbeat is not None and heartbeat <= 0:
+        raise ValueError(f"heartbeat must be positive or None, not {heartbeat!r}")
 
     def operator(source: Observable[Event]) -> Observable[Event]:
-        return _RedisTap(source, _Target(client, key, maxlen, ttl))
+        return _RedisTap(source, _Target(client, key, maxlen, ttl), heartbeat)
 
     return operator
 
@@ -146,9 +200,11 @@ def to_redis(
 class _RedisTap(EventSource):
     """The tap, an ``EventSource`` itself, so the operators after it still get whole reads."""
 
-    def __init__(self, source: Observable[Event], target: _Target) -> None:
+    def __init__(
+        self, source: Observable[Event], target: _Target, heartbeat: float | None
+    ) -> None:
         super().__init__()
-        self._source, self._target = source, target
+        self._source, self._target, self._heartbeat = source, target, heartbeat
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         raise NotImplementedError  # (subscribe_steps is what reads)
@@ -173,8 +229,8 @@ class _RedisTap(EventSource):
                 on_step_error(error)
 
         writer: _SyncWriter | _AsyncWriter = (
-            _AsyncWriter(self._target, broke) if self._target.is_async()
-            else _SyncWriter(self._target)
+            _AsyncWriter(self._target, broke, self._heartbeat) if self._target.is_async()
+            else _SyncWriter(self._target, self._heartbeat)
         )
 
         def step(events: list[Event]) -> tuple[list[Any], Exception | None]:

@@ -22,7 +22,7 @@ from llm_rx.events import Event, event_to_dict
 from llm_rx.sources import EventSource, from_redis
 from tests.captures import capture
 from tests.redis.conftest import RedisServer
-from tests.redis.helpers import DEADLINE, events_of, fold
+from tests.redis.helpers import DEADLINE, events_of, fold, until
 
 TEXT = capture("openai/chat-text-basic.sse")
 
@@ -253,3 +253,36 @@ def test_importing_llm_rx_does_not_import_redis() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=DEADLINE, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_to_redis_heartbeats_keep_followers_of_a_silent_reply(server: RedisServer) -> None:
+    client: Any = server.client()
+    events = events_of(TEXT)
+    subject: Subject[Event] = Subject()
+    results: list[llm_rx.Response] = []
+    subject.pipe(lxs.to_redis(client, "k", heartbeat=0.05), lxo.to_response()).subscribe(
+        results.append, pytest.fail
+    )
+    subject.on_next(events[0])
+    followed: list[llm_rx.Response] = []
+    reader = threading.Thread(target=lambda: from_redis(
+        server.client(), "k", heartbeat_timeout=0.5).pipe(lxo.to_response()).subscribe(
+            followed.append, pytest.fail))
+    reader.start()
+
+    def heartbeats() -> int:
+        return sum(1 for _, fields in client.xrange("k") if b"h" in fields)
+
+    until(lambda: heartbeats() >= 20, "a silence longer than the follower's timeout")
+    for event in events[1:]:
+        subject.on_next(event)
+    subject.on_completed()
+    reader.join(DEADLINE)
+    assert followed == results
+    assert followed[0].complete
+    assert b"end" in client.xrange("k")[-1][1]  # (no heartbeat after the end)
+
+
+def test_to_redis_rejects_a_heartbeat_that_is_not_positive() -> None:
+    with pytest.raises(ValueError, match="heartbeat"):
+        lxs.to_redis(object(), "k", heartbeat=0)
