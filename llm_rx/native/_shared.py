@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..response import ToolCallBlock, Usage
+from ..response import Response, ToolCallBlock, Usage
 
-__all__ = ["arguments_object", "url_citation", "usage_body"]
+__all__ = ["arguments_object", "choice_bodies", "url_citation", "usage_body"]
 
 
 def usage_body(
@@ -50,3 +50,13 @@ def url_citation(citation: Any) -> dict[str, Any] | None:
              "start_index": int(citation.get("start_index") or 0),
              "end_index": int(citation.get("end_index") or 0)}
     return {"type": "url_citation", "url_citation": inner}
+
+
+def choice_bodies(response: Response, one: Callable[..., dict[str, Any]]) -> list[dict[str, Any]]:
+    """The body's ``choices``: ``one(index, content, stop_reason, native_stop_reason,
+    logprobs, extra)`` for each choice of an ``n>1`` reply, else for the reply itself."""
+    if response.choices:
+        return [one(c.index, c.content, c.stop_reason, c.native_stop_reason, c.logprobs, c.extra)
+                for c in response.choices]
+    return [one(0, response.content, response.stop_reason, response.native_stop_reason,
+                response.logprobs, response.choice_extra)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..response import (
@@ -15,7 +16,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
-from ._shared import url_citation, usage_body
+from ._shared import choice_bodies, url_citation, usage_body
 
 __all__ = ["to_openai_chat"]
 
@@ -224,17 +225,7 @@ def to_openai_chat(response: Response) -> dict[str, Any]:
         "created": created,
         "model": response.model or "",
     }
-    if response.choices:
-        body["choices"] = [
-            _choice(choice.index, choice.content, choice.stop_reason, choice.native_stop_reason,
-                    choice.logprobs, choice.extra, same)
-            for choice in response.choices
-        ]
-    else:
-        body["choices"] = [
-            _choice(0, response.content, response.stop_reason, response.native_stop_reason,
-                    response.logprobs, response.choice_extra, same)
-        ]
+    body["choices"] = choice_bodies(response, partial(_choice, same_provider=same))
     usage = usage_body(response.usage, same, _encode_usage)
     if usage is not None:
         body["usage"] = usage

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..response import Block, Response, StopReason, TextBlock, Usage
-from ._shared import usage_body
+from ._shared import choice_bodies, usage_body
 
 __all__ = ["to_openai_completions"]
 
@@ -59,17 +60,7 @@ def to_openai_completions(response: Response) -> dict[str, Any]:
         "created": extra.pop("created", 0),
         "model": response.model or "",
     }
-    if response.choices:
-        body["choices"] = [
-            _choice(choice.index, choice.content, choice.stop_reason, choice.native_stop_reason,
-                    choice.logprobs, choice.extra, same)
-            for choice in response.choices
-        ]
-    else:
-        body["choices"] = [
-            _choice(0, response.content, response.stop_reason, response.native_stop_reason,
-                    response.logprobs, response.choice_extra, same)
-        ]
+    body["choices"] = choice_bodies(response, partial(_choice, same_provider=same))
     usage = usage_body(response.usage, same, _encode_usage)
     if usage is not None:
         body["usage"] = usage

@@ -411,6 +411,26 @@ class Decoder(ABC):
             handle(frames[start : start + BATCH_SLICE], out)
         return True
 
+    def _at_end(self, last: Callable[[list[Event]], None]) -> list[Event]:
+        """One ``flush`` step: ``last`` decodes the frames left at EOF (a frame cut short is
+        a truncation) and finishes, behind the same boundary as ``decode``. A cut stream
+        opens the message (the reply is interrupted, not absent); a body that was never a
+        stream of this provider does not."""
+        out: list[Event] = []
+        if self.finished:
+            return out
+        self._at_eof = True
+        try:
+            last(out)
+        except LlmRxError as error:
+            start = not isinstance(error, WireFormatError)
+            raise self._fail(error, out, start=start) from None
+        except MemoryError:
+            raise
+        except Exception as error:  # the boundary (finishing the last frames)
+            raise self._fail(shape_error(error, None), out, start=self.started) from error
+        return out
+
     def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
         """Finish with ``error``; ``start`` opens the message first if nothing did yet."""
         if start and not self.started:
@@ -440,29 +460,16 @@ class SSEPayloadDecoder(Decoder):
         return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
 
     def flush(self) -> list[Event]:
-        out: list[Event] = []
-        if self.finished:
-            return out
-        self._at_eof = True
-        try:
-            self._each(self._sse.flush(), out, self._event)
-            if not self.finished:
-                if not self.started and not self._sse.recognised and self._sse.first_unknown:
-                    raise WireFormatError(
-                        f"the body is not a {self.provider} event stream",
-                        self._sse.first_unknown,
-                    )
-                self._eof(out)
-        except LlmRxError as error:
-            # A cut stream opens the message (the reply is interrupted, not absent); a body
-            # that was never a stream of this provider does not.
-            start = not isinstance(error, WireFormatError)
-            raise self._fail(error, out, start=start) from None
-        except MemoryError:
-            raise
-        except Exception as error:  # the boundary (finishing the last frames)
-            raise self._fail(shape_error(error, None), out, start=self.started) from error
-        return out
+        return self._at_end(self._last_events)
+
+    def _last_events(self, out: list[Event]) -> None:
+        self._each(self._sse.flush(), out, self._event)
+        if not self.finished:
+            if not self.started and not self._sse.recognised and self._sse.first_unknown:
+                raise WireFormatError(
+                    f"the body is not a {self.provider} event stream", self._sse.first_unknown
+                )
+            self._eof(out)
 
     def _json(self, event: SSEEvent) -> dict[str, Any]:
         """The event's JSON object; a bad one is a wire-format error (a truncation at EOF)."""

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from abc import abstractmethod
 
-from ..errors import FrameTooLargeError, LlmRxError, WireFormatError
+from ..errors import FrameTooLargeError
 from ..events import Event
 from . import fast
-from .base import Decoder, shape_error
+from .base import Decoder
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["NDJSONDecoder", "NDJSONPayloadDecoder"]
@@ -98,25 +98,12 @@ class NDJSONPayloadDecoder(Decoder):
         self._each(lines, out, self._line)
 
     def flush(self) -> list[Event]:
-        out: list[Event] = []
-        if self.finished:
-            return out
-        self._at_eof = True
-        try:
-            for line in self._lines.flush():
-                self._line(line, out)
-            if not self.finished:
-                self._eof(out)
-        except LlmRxError as error:
-            # A cut stream opens the message (the reply is interrupted, not absent); a body
-            # that was never a stream of this provider does not.
-            start = not isinstance(error, WireFormatError)
-            raise self._fail(error, out, start=start) from None
-        except MemoryError:
-            raise
-        except Exception as error:  # the boundary (finishing the last lines)
-            raise self._fail(shape_error(error, None), out, start=self.started) from error
-        return out
+        return self._at_end(self._last_lines)
+
+    def _last_lines(self, out: list[Event]) -> None:
+        self._each(self._lines.flush(), out, self._line)
+        if not self.finished:
+            self._eof(out)
 
     @abstractmethod
     def _line(self, line: bytes, out: list[Event]) -> None:
