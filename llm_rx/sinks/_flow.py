@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..response import Block, TextBlock
+from ..wire.citations import Citation
 
 __all__ = ["TextRun", "closed_markdown", "text_runs"]
 
@@ -27,25 +28,31 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 @dataclass(frozen=True)
 class TextRun:
-    """Adjacent text blocks of one answer, read as one text (``blocks`` in order)."""
+    """Adjacent text blocks of one answer, read as one text (``blocks`` in order), with the
+    citations of each block (``citations[i]`` are ``blocks[i]``'s; ``()`` when not given)."""
 
     blocks: tuple[TextBlock, ...]
+    citations: tuple[tuple[Citation, ...], ...] = ()
 
     @property
     def text(self) -> str:
         return "".join(block.text for block in self.blocks)
 
 
-def text_runs(content: Sequence[Block]) -> list[TextRun | Block]:
-    """The content with each stretch of adjacent text blocks gathered into one run."""
+def text_runs(
+    content: Sequence[Block], cited: Sequence[tuple[Citation, ...]] | None = None
+) -> list[TextRun | Block]:
+    """The content with each stretch of adjacent text blocks gathered into one run (``cited``:
+    the citations of each block of ``content``, carried along on the runs)."""
     out: list[TextRun | Block] = []
-    for block in content:
+    for position, block in enumerate(content):
         if isinstance(block, TextBlock):
             previous = out[-1] if out else None
+            mine = (cited[position],) if cited is not None else ()
             if isinstance(previous, TextRun):
-                out[-1] = TextRun((*previous.blocks, block))
+                out[-1] = TextRun((*previous.blocks, block), previous.citations + mine)
             else:
-                out.append(TextRun((block,)))
+                out.append(TextRun((block,), mine))
         else:
             out.append(block)
     return out

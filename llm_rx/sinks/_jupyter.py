@@ -19,6 +19,7 @@ from ..response import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from ..wire.citations import citations
 from ._flow import TextRun, closed_markdown, text_runs
 from ._format import (
     answer_json_text,
@@ -131,7 +132,7 @@ def render_frame(
     ``notes``: footer lines of the operators after the display)."""
     markdown: list[str] = []
     plain: list[str] = []
-    parts = text_runs(response.content)
+    parts = text_runs(response.content, citations(response))
     last = len(parts) - 1
     sources: list[Source] = []
     for position, block in enumerate(parts):
@@ -166,7 +167,7 @@ def render_frame(
             plain.append(f"[{title}]")
     if sources:
         markdown.append(_sources_markdown(sources))
-        plain.extend(f"[{source.number}] {source.url}" for source in sources)
+        plain.extend(f"[{source.number}] {source.url or source.name}" for source in sources)
     problem = problem_text(response) if final else None
     if problem:
         markdown.append(_quote(f"**⚠ {problem}**"))
@@ -190,8 +191,12 @@ def _sources_markdown(sources: list[Source]) -> str:
     """A numbered list under the answer: title (a link to the URL), the URL, the snippet."""
     lines = ["**Sources**", ""]
     for source in sources:
-        title = (source.title or source.url).replace("[", "\\[").replace("]", "\\]")
-        line = f"{source.number}. [{title}](<{source.url}>) <sub>{html.escape(source.url)}</sub>"
+        title = source.name.replace("[", "\\[").replace("]", "\\]")
+        if source.url is None:  # (a document, a file: named, nothing to link to)
+            line = f"{source.number}. {title}"
+        else:
+            line = (f"{source.number}. [{title}](<{source.url}>) "
+                    f"<sub>{html.escape(source.url)}</sub>")
         snippet = snippet_text(source)
         if snippet:
             line += f"<br>“{html.escape(snippet)}”"

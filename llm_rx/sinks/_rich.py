@@ -16,6 +16,7 @@ from ..response import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from ..wire.citations import citations
 from ._flow import TextRun, closed_markdown, text_runs
 from ._format import (
     answer_json_text,
@@ -75,7 +76,7 @@ def render_reply(
 ) -> RenderableType:
     """The reply as rich renderables: thinking collapsed, Markdown text, tool calls, footer."""
     parts: list[RenderableType] = []
-    blocks = text_runs(response.content)
+    blocks = text_runs(response.content, citations(response))
     last = len(blocks) - 1
     sources: list[Source] = []
     for position, block in enumerate(blocks):
@@ -116,8 +117,10 @@ def _sources(sources: list[Source]) -> Text:
     text = Text("Sources", style="bold")
     for source in sources:
         text.append(f"\n[{source.number}] ", style="bold")
-        text.append(f"{source.title or source.url}\n    ")
-        text.append(source.url, style="underline blue")
+        text.append(source.name)
+        if source.url is not None:
+            text.append("\n    ")
+            text.append(source.url, style="underline blue")
         snippet = snippet_text(source)
         if snippet:
             text.append(f"\n    “{snippet}”", style="dim")

@@ -1,57 +1,44 @@
-"""What a server-side tool ran, from its opaque block: the tool, its input, a short result.
+"""What a server-side tool ran, as display lines: the tool, its input, a short result.
 
-Server tools (a search, code run by the provider) arrive as ``OpaqueBlock``s kept verbatim.
-They are read here by what their fields say (an ``input`` or ``action`` with a query, code
-or command; results with titles; an exit code and output), whoever sent them; a block that
-says none of this is shown by its kind alone.
+The tool comes in the wire layer's neutral shape (:class:`~llm_rx.wire.server_tools.
+ServerTool`), whoever ran it; a block that says nothing more is shown by its name alone.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..response import OpaqueBlock
+from ..wire.server_tools import server_tool
 
 __all__ = ["server_tool_lines"]
 
-#: Input fields worth showing, in this order of preference.
-_INPUT_FIELDS = ("query", "queries", "command", "code", "url", "pattern")
 #: Lines of a tool's output (and titles of its results) shown at most.
 SHOWN = 3
+#: Characters of a one-line input shown at most.
+_WIDE = 200
 
 
 def server_tool_lines(block: OpaqueBlock) -> tuple[str, list[str]]:
-    """``("web_search: top world news today", [])``, ``("result: 5 results", [titles…])``:
-    a title line, and the detail lines under it (shown collapsed)."""
-    raw = block.raw if isinstance(block.raw, dict) else {}
-    name = raw.get("name") if isinstance(raw.get("name"), str) else block.kind
-    given = _input(raw)
-    if given is not None:
-        return f"{name}: {given}", []
-    content = raw.get("content")
-    if isinstance(content, list):
-        titles = [item["title"] for item in content
-                  if isinstance(item, dict) and isinstance(item.get("title"), str)]
-        if titles:
-            return f"{block.kind}: {len(titles)} results", _first(titles)
-    if isinstance(content, dict) and "return_code" in content:
-        lines = str(content.get("stdout") or content.get("stderr") or "").splitlines()
-        return f"{block.kind}: exit code {content['return_code']}", _first(lines)
-    return block.kind, []
+    """``("search: today's news", [])``, ``("search: 5 results", [titles…])``: a title
+    line, and the detail lines under it (shown collapsed)."""
+    tool = server_tool(block)
+    output = [line for line in tool.output if line.strip()]
+    if tool.input is not None:
+        lines = [line for line in tool.input.splitlines() if line.strip()]
+        head = lines[0] if lines else ""
+        head = head if len(head) <= _WIDE else head[: _WIDE - 1] + "…"
+        return f"{tool.name}: {head}".rstrip(), _first(lines[1:]) + _first(output)
+    if tool.results is not None:
+        count = len(tool.results)
+        return f"{tool.name}: {count} result{'s' if count != 1 else ''}", _first(list(tool.results))
+    if tool.exit_code is not None:
+        return f"{tool.name}: exit code {tool.exit_code}", _first(output)
+    if tool.outcome is not None:
+        return f"{tool.name}: {tool.outcome}", _first(output)
+    if output:
+        return f"{tool.name}: output", _first(output)
+    return tool.name, []
 
 
 def _first(lines: list[str]) -> list[str]:
     more = len(lines) - SHOWN
     return lines[:SHOWN] + ([f"… and {more} more"] if more > 0 else [])
-
-
-def _input(raw: dict[str, Any]) -> str | None:
-    for holder in (raw.get("input"), raw.get("action"), raw.get("arguments")):
-        if isinstance(holder, dict):
-            for field in _INPUT_FIELDS:
-                value = holder.get(field)
-                if isinstance(value, str) and value:
-                    return value
-                if isinstance(value, list) and value:
-                    return "; ".join(str(item) for item in value)
-    return None

@@ -1,16 +1,16 @@
 """Sources: the citations of an answer, numbered, for a marker where each cited span ends.
 
-A citation is read from the canonical ``TextBlock.citations`` by what it says (``url``,
-``title``, ``cited_text``), whoever sent it: one source per URL, numbered in the order the
-answer first cites it.
+A citation comes in the wire layer's neutral shape (:class:`~llm_rx.wire.citations.Citation`:
+a URL or a title, a snippet, where its span ends), whoever sent it: one source per URL (or
+title, for a document without one), numbered in the order the answer first cites it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ..wire.citations import Citation
 from ._flow import TextRun
 
 __all__ = ["Source", "cited_pieces", "markers", "snippet_text"]
@@ -19,25 +19,32 @@ __all__ = ["Source", "cited_pieces", "markers", "snippet_text"]
 @dataclass
 class Source:
     number: int
-    url: str
+    url: str | None
     title: str | None
     snippets: list[str]
+
+    @property
+    def name(self) -> str:
+        """What the list shows first: the title, else the URL."""
+        return self.title or self.url or "?"
 
 
 def cited_pieces(
     run: TextRun, sources: list[Source]
 ) -> list[tuple[str, list[int]]]:
     """The run's text in pieces, each with the numbers of the sources cited where it ends
-    (a citation's ``end_index`` in its block, else the block's end); ``sources`` grows."""
+    (a citation's ``end`` in its block, else the block's end; none for a citation whose
+    marker the text already carries); ``sources`` grows."""
     pieces: list[tuple[str, list[int]]] = []
-    for block in run.blocks:
+    for position, block in enumerate(run.blocks):
+        found = run.citations[position] if position < len(run.citations) else ()
         ends: dict[int, list[int]] = {}
-        for citation in block.citations:
+        for citation in found:
             source = _source(citation, sources)
-            if source is None:
+            if source is None or citation.in_text:
                 continue
-            end = _end(citation, len(block.text))
-            numbers = ends.setdefault(end, [])
+            end = citation.end if citation.end is not None else len(block.text)
+            numbers = ends.setdefault(min(end, len(block.text)), [])
             if source.number not in numbers:
                 numbers.append(source.number)
         start = 0
@@ -48,28 +55,20 @@ def cited_pieces(
     return pieces
 
 
-def _end(citation: Any, length: int) -> int:
-    end = citation.get("end_index") if isinstance(citation, dict) else None
-    return end if isinstance(end, int) and 0 <= end <= length else length
-
-
-def _source(citation: Any, sources: list[Source]) -> Source | None:
-    url = _field(citation, "url")
-    if not url:
+def _source(citation: Citation, sources: list[Source]) -> Source | None:
+    key = citation.url or citation.title
+    if not key:
         return None
-    known = next((source for source in sources if source.url == url), None)
+    known = next((s for s in sources if (s.url or s.title) == key), None)
     if known is None:
-        known = Source(len(sources) + 1, url, _field(citation, "title"), [])
+        known = Source(len(sources) + 1, citation.url, citation.title, [])
         sources.append(known)
-    snippet = (_field(citation, "cited_text") or "").strip()
+    elif known.title is None and citation.title:
+        known.title = citation.title
+    snippet = (citation.snippet or "").strip()
     if snippet and snippet not in known.snippets:
         known.snippets.append(snippet)
     return known
-
-
-def _field(citation: Any, name: str) -> str | None:
-    value = citation.get(name) if isinstance(citation, dict) else getattr(citation, name, None)
-    return value if isinstance(value, str) else None
 
 
 def markers(numbers: Sequence[int]) -> str:

@@ -3,6 +3,7 @@
 from .anthropic import AnthropicDecoder
 from .base import ChangedFields, Decoder, SSEPayloadDecoder
 from .bedrock import BedrockDecoder
+from .citations import Citation, citations
 from .cohere import CohereDecoder
 from .eventstream import EventStreamDecoder
 from .fast import fast_paths
@@ -22,6 +23,7 @@ from .registry import (
     make_decoder,
     sniff,
 )
+from .server_tools import ServerTool, server_tool
 from .sse import SSEDecoder, SSEEvent
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "BedrockDecoder",
     "ChangedFields",
     "CheckedDecoder",
+    "Citation",
     "CohereDecoder",
     "Decoder",
     "EventStreamDecoder",
@@ -45,9 +48,12 @@ __all__ = [
     "SSEDecoder",
     "SSEEvent",
     "SSEPayloadDecoder",
+    "ServerTool",
     "SniffingDecoder",
+    "citations",
     "fast_paths",
     "looks_nonstream",
     "make_decoder",
+    "server_tool",
     "sniff",
 ]

@@ -264,6 +264,6 @@ def test_jupyter_display_server_tools_show_what_ran() -> None:
     final = handle.markdown
     assert ('<details><summary>⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255'
             '&quot; | bc -l</summary>') in final
-    assert ("<summary>⚙ bash_code_execution_tool_result: exit code 0</summary>\n\n"
+    assert ("<summary>⚙ bash_code_execution: exit code 0</summary>\n\n"
             "> -428330955.97745") in final
     assert "`[server_tool_use]`" not in final

@@ -57,9 +57,9 @@ def test_rich_shows_every_cited_source_with_a_marker(name: str) -> None:
 
 @pytest.mark.parametrize(("name", "lines"), [
     ("anthropic/web-search-citations.sse",
-     ["▸ web_search: top world news today", "▸ web_search_tool_result: 10 results",
+     ["▸ web_search: top world news today", "▸ web_search: 10 results",
       "World news - breaking news, video, headlines and opinion | CNN", "… and 7 more"]),
-    ("openai/responses-web-search.sse", ["▸ web_search_call: weather: San Francisco, CA"]),
+    ("openai/responses-web-search.sse", ["▸ web_search: weather: San Francisco, CA"]),
 ])
 def test_rich_server_tools_show_the_tool_its_input_and_results(
     name: str, lines: list[str]
