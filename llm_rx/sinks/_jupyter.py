@@ -194,6 +194,8 @@ def _sources_markdown(sources: list[Source]) -> str:
         title = source.name.replace("[", "\\[").replace("]", "\\]")
         if source.url is None:  # (a document, a file: named, nothing to link to)
             line = f"{source.number}. {title}"
+        elif source.title is None:  # (a bare URL: shown once)
+            line = f"{source.number}. [{title}](<{source.url}>)"
         else:
             line = (f"{source.number}. [{title}](<{source.url}>) "
                     f"<sub>{html.escape(source.url)}</sub>")

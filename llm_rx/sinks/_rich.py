@@ -117,9 +117,10 @@ def _sources(sources: list[Source]) -> Text:
     text = Text("Sources", style="bold")
     for source in sources:
         text.append(f"\n[{source.number}] ", style="bold")
-        text.append(source.name)
+        if source.title is not None:
+            text.append(source.title)
         if source.url is not None:
-            text.append("\n    ")
+            text.append("\n    " if source.title is not None else "")
             text.append(source.url, style="underline blue")
         snippet = snippet_text(source)
         if snippet:

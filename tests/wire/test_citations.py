@@ -17,7 +17,8 @@ def test_citations_gemini_grounding_supports_end_where_their_segments_end() -> N
     text = response.content[0].text  # type: ignore[union-attr]
     first = found[0]
     assert first.title == "Weather information for San Francisco, CA, US"
-    assert first.end is not None and text[: first.end].endswith("approximately 68%.")
+    assert first.end is not None
+    assert text[: first.end].endswith("approximately 68%.")
     # the segment offsets count UTF-8 bytes ("°" is two): each lands after its sentence
     assert all(text[c.end - 1] == "." for c in found if c.end is not None)
     assert len({c.url for c in found}) == 5
@@ -27,7 +28,8 @@ def test_citations_gemini_file_search_names_the_store_and_quotes_the_chunk() -> 
     response = llm_rx.reassemble(CAPTURES / "gemini/sse-file-search.sse")
     found = [c for group in citations(response) for c in group]
     assert [c.end for c in found] == [30, 107]
-    assert found[0].url is None and found[0].title is not None
+    assert found[0].url is None
+    assert found[0].title is not None
     assert found[0].snippet == ("Paris is the capital of France. The Eiffel Tower is a famous "
                                 "landmark in Paris.")
 
@@ -37,7 +39,8 @@ def test_citations_openrouter_empty_span_is_no_place() -> None:
     (found,) = citations(response)
     assert [c.end for c in found] == [None] * 5
     assert found[0].url == "https://github.com/pydantic/pydantic-ai"
-    assert found[0].snippet is not None and found[0].snippet.startswith("# pydantic/pydantic-ai")
+    assert found[0].snippet is not None
+    assert found[0].snippet.startswith("# pydantic/pydantic-ai")
 
 
 def test_citations_perplexity_urls_are_marked_in_the_text() -> None:
