@@ -28,8 +28,16 @@ def reassemble(
     ``data`` is the body as ``bytes``, an iterable of byte pieces, or a path (``os.PathLike``);
     a ``str`` is refused, as it could be either. A stream that failed after it started gives
     a ``Response`` marked incomplete; a body that is no stream of the provider raises
-    :class:`~llm_rx.errors.WireFormatError`. A provider's non-stream body (one JSON object)
-    gives the reply it is, as :func:`~llm_rx.from_native` does.
+    [`WireFormatError`][llm_rx.WireFormatError]. A provider's non-stream body (one JSON object)
+    gives the reply it is, as [`from_native()`][llm_rx.from_native] does.
+
+    Args:
+        data: The body: bytes, an iterable of byte pieces, or a `pathlib.Path`.
+        provider: The provider id (or an alias); told from the first frame when ``None``.
+        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+
+    Returns:
+        The reply; one cut short is marked incomplete, with what arrived.
     """
     if isinstance(data, str):
         raise TypeError(

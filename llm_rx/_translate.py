@@ -30,8 +30,18 @@ def translate(
     A source cut short gives what arrived and no terminal frame (or, for a provider's
     in-band error, the target's error frame): never a stream that reads as finished. What
     the target cannot carry is left out and passed to ``on_dropped``, one
-    :class:`~llm_rx.events.Dropped` each. A body that is no stream at all raises
-    :class:`~llm_rx.errors.WireFormatError`, as ``reassemble()`` does.
+    [`Dropped`][llm_rx.Dropped] each. A body that is no stream at all raises
+    [`WireFormatError`][llm_rx.WireFormatError], as ``reassemble()`` does.
+
+    Args:
+        data: The body: bytes, an iterable of byte pieces, or a `pathlib.Path`.
+        to: The target: a key of ``llm_rx.encoders.ENCODERS``.
+        provider: The provider id (or an alias); told from the first frame when ``None``.
+        on_dropped: Called with each `Dropped`: what the target cannot carry.
+        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+
+    Returns:
+        The target's stream, whole.
     """
     if isinstance(data, str):
         raise TypeError("translate() does not take a str: pass pathlib.Path(...) or bytes")

@@ -1,20 +1,20 @@
 """The exceptions llm-rx raises, all reached through Rx ``on_error`` in a pipeline.
 
-::
-
-    LlmRxError                      base of everything below; ``raw`` is the offending frame
-    ├── WireFormatError             the bytes are not a stream of the expected format
-    │   ├── FrameTooLargeError      a frame (line / event) grew past the configured limit
-    │   ├── NonStreamBodyError      the body is a non-stream reply, not a stream
-    │   └── StructuredOutputError   a block's finished text is no JSON, or fails its schema
-    ├── ProviderError               the provider reported an error: in-band (``event: error``,
-    │                               an ``{"error": ...}`` chunk) or as an HTTP error status
-    ├── ProtocolError               frames arrived in an order the protocol forbids
-    │                               (a delta for a block that is already closed)
-    ├── IncompleteStreamError       the stream ended before the provider's terminal frame
-    │   ├── StreamTimeoutError      no bytes for longer than the source's idle timeout
-    │   └── SinkWriteError          a sink's store refused a write (it went away mid-reply)
-    └── CancelledStreamError        the subscriber disposed or an upstream source was cancelled
+```text
+LlmRxError                      base of everything below; ``raw`` is the offending frame
+├── WireFormatError             the bytes are not a stream of the expected format
+│   ├── FrameTooLargeError      a frame (line / event) grew past the configured limit
+│   ├── NonStreamBodyError      the body is a non-stream reply, not a stream
+│   └── StructuredOutputError   a block's finished text is no JSON, or fails its schema
+├── ProviderError               the provider reported an error: in-band (``event: error``,
+│                               an ``{"error": ...}`` chunk) or as an HTTP error status
+├── ProtocolError               frames arrived in an order the protocol forbids
+│                               (a delta for a block that is already closed)
+├── IncompleteStreamError       the stream ended before the provider's terminal frame
+│   ├── StreamTimeoutError      no bytes for longer than the source's idle timeout
+│   └── SinkWriteError          a sink's store refused a write (it went away mid-reply)
+└── CancelledStreamError        the subscriber disposed or an upstream source was cancelled
+```
 
 Every error carries ``raw``: the offending frame as text (or ``None`` when no frame is to
 blame, as at EOF), so a log line or a bug report has the evidence. Events decoded before the
@@ -44,7 +44,12 @@ ErrorKind = Literal["incomplete", "provider", "wire_format", "protocol", "cancel
 
 
 class LlmRxError(Exception):
-    """Base of every error llm-rx raises; ``raw`` holds the offending frame, if any."""
+    """Base of every error llm-rx raises; ``raw`` holds the offending frame, if any.
+
+    Args:
+        message: What went wrong, in words.
+        raw: The offending frame (bytes are decoded as UTF-8, with replacements).
+    """
 
     kind: ErrorKind = "wire_format"
 
@@ -72,6 +77,10 @@ class FrameTooLargeError(WireFormatError):
     """A line or event grew past the framer's limit: refused instead of growing memory.
 
     ``frames`` holds the frames the same ``decode`` call completed before the limit tripped.
+
+    Args:
+        message: What went wrong, in words.
+        raw: The offending frame (bytes are decoded as UTF-8, with replacements).
     """
 
     frames: list[Any]
@@ -84,7 +93,14 @@ class FrameTooLargeError(WireFormatError):
 class NonStreamBodyError(WireFormatError):
     """The body is a provider's non-stream reply (one JSON object), not a stream: ``provider``
     names whose. ``reassemble()``, the byte sources and the CLI read such a body as the
-    reply it is (see :func:`llm_rx.from_native`); a stream decoder on its own refuses it."""
+    reply it is (see [`llm_rx.from_native()`][llm_rx.from_native]); a stream decoder on its
+    own refuses it.
+
+    Args:
+        message: What went wrong, in words.
+        raw: The offending frame (bytes are decoded as UTF-8, with replacements).
+        provider: The provider whose non-stream body it is.
+    """
 
     def __init__(self, message: str, raw: str | bytes | None = None, *, provider: str) -> None:
         super().__init__(message, raw)
@@ -94,7 +110,14 @@ class NonStreamBodyError(WireFormatError):
 class StructuredOutputError(WireFormatError):
     """A block's finished text (a tool call's arguments, a JSON answer) is no JSON, or does not
     validate against the schema it was read with: ``raw`` is the whole text, ``index`` the
-    block, ``errors`` pydantic's list of what failed (empty when the text is no JSON)."""
+    block, ``errors`` pydantic's list of what failed (empty when the text is no JSON).
+
+    Args:
+        message: What went wrong, in words.
+        raw: The block's whole text (bytes are decoded as UTF-8, with replacements).
+        index: The block's index.
+        errors: Pydantic's list of what failed validation.
+    """
 
     def __init__(
         self,
@@ -117,6 +140,15 @@ class ProviderError(LlmRxError):
     and ``message`` are the provider's own words from its error body, where it gave them;
     ``request_id`` the provider's request id header; ``retryable`` whether the same request
     may succeed later (429, 408, 409, 5xx, an overloaded provider); ``raw`` the error body.
+
+    Args:
+        message: What went wrong, in words.
+        raw: The error frame or body (bytes are decoded as UTF-8, with replacements).
+        status: The HTTP status; ``None`` for an in-band error.
+        error_type: The provider's error type (``rate_limit_error``, ...).
+        code: The provider's error code.
+        request_id: The provider's request id header.
+        retryable: Whether the same request may succeed later.
     """
 
     kind: ErrorKind = "provider"

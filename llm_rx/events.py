@@ -1,21 +1,23 @@
 """The closed event algebra every decoder emits and every operator consumes.
 
-A reply is a sequence of events::
+A reply is a sequence of events:
 
-    MessageStart  (MetadataUpdate | BlockStart delta* BlockStop | UsageUpdate | ChoiceEnd
-                   | Opaque | Dropped)*  MessageStop
+```text
+MessageStart  (MetadataUpdate | BlockStart delta* BlockStop | UsageUpdate | ChoiceEnd
+               | Opaque | Dropped)*  MessageStop
+```
 
 ``BlockStart.index`` is the block's position in the assembled message (normalised across
 providers, unique across choices); every delta names the block it belongs to by that index.
 ``UsageUpdate`` carries a *cumulative* snapshot: later snapshots overlay earlier ones field by
-field (see :meth:`llm_rx.response.Usage.overlay`); they are never added.
+field (see `llm_rx.response.Usage.overlay`); they are never added.
 
 ``Dropped`` is never decoded from a wire: an encoder reports with it what its target could not
 carry (and writes nothing for one it is given), so a translation loses nothing silently.
 
 Events are immutable named tuples: made once per wire frame, they sit on the hot path, and a
 tuple is the cheapest typed immutable object Python has. JSON goes through pydantic:
-:func:`event_to_dict` / :func:`event_from_dict`.
+[`event_to_dict()`][llm_rx.event_to_dict] / [`event_from_dict()`][llm_rx.event_from_dict].
 """
 
 from __future__ import annotations
@@ -91,16 +93,22 @@ class BlockStart(NamedTuple):
 
 
 class TextDelta(NamedTuple):
+    """A fragment of the answer's text, for the block at ``index``."""
+
     index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
     text: str
 
 
 class ThinkingDelta(NamedTuple):
+    """A fragment of reasoning text, for the thinking block at ``index``."""
+
     index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
     text: str
 
 
 class RefusalDelta(NamedTuple):
+    """A fragment of a refusal (OpenAI's ``refusal`` text), for the block at ``index``."""
+
     index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
     text: str
 
@@ -136,6 +144,8 @@ class LogprobsDelta(NamedTuple):
 
 
 class BlockStop(NamedTuple):
+    """The block at ``index`` ended: nothing more arrives for it (a tool call is final now)."""
+
     index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose
 
 
@@ -231,7 +241,14 @@ _ADAPTERS: dict[str, TypeAdapter[Any]] = {
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
-    """The JSON-ready form of an event: ``{"type": "text_delta", "index": 0, "text": "Hi"}``."""
+    """The JSON-ready form of an event: ``{"type": "text_delta", "index": 0, "text": "Hi"}``.
+
+    Args:
+        event: Any event of the algebra.
+
+    Returns:
+        Its JSON form: a dict with the event's ``type`` and its fields.
+    """
     out: dict[str, Any] = {"type": _TYPE_NAMES[type(event)]}
     for key, value in event._asdict().items():
         if isinstance(value, Usage):  # lossless: the provider's usage object too
@@ -243,7 +260,14 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 
 def event_from_dict(data: Mapping[str, Any]) -> Event:
-    """Validate the JSON form back into an event (pydantic checks every field)."""
+    """Validate the JSON form back into an event (pydantic checks every field).
+
+    Args:
+        data: A dict that ``event_to_dict`` made (or its JSON, parsed).
+
+    Returns:
+        The event, validated by pydantic.
+    """
     fields = dict(data)
     name = fields.pop("type", None)
     adapter = _ADAPTERS.get(name) if isinstance(name, str) else None

@@ -120,7 +120,14 @@ class Usage(BaseModel):
     native: Annotated[dict[str, Any] | None, SkipValidation] = Field(default=None, repr=False)
 
     def overlay(self, newer: Usage) -> Usage:
-        """Merge a later cumulative snapshot: its reported fields win, absent ones keep ours."""
+        """Merge a later cumulative snapshot: its reported fields win, absent ones keep ours.
+
+        Args:
+            newer: The later snapshot (cumulative, as every decoder reports usage).
+
+        Returns:
+            The merged usage; nothing is ever added.
+        """
         old, new = self.native, newer.native
         if all(  # the usual case: the newer snapshot reports all we had (no new object needed)
             getattr(self, name) is None or getattr(newer, name) is not None
@@ -143,6 +150,15 @@ class Usage(BaseModel):
 
 
 class TextBlock(BaseModel):
+    """Answer text, with the citations the provider attached to it.
+
+    ``signature`` is a provider's signature on the text (Gemini's ``thoughtSignature`` on a
+    part), kept byte for byte; ``citations`` the canonical citations of this stretch (each a
+    dict with its ``type``, the cited ``url`` / ``title`` / snippet where the wire has them,
+    and the span's indices); ``meta`` how the provider spelled the block, so ``to_native``
+    gives it back.
+    """
+
     model_config = _BLOCK
 
     type: Literal["text"] = "text"
@@ -179,6 +195,8 @@ class ToolCallBlock(BaseModel):
 
 
 class RefusalBlock(BaseModel):
+    """A refusal the provider sent apart from the answer (OpenAI's ``refusal`` text)."""
+
     model_config = _BLOCK
 
     type: Literal["refusal"] = "refusal"
@@ -224,6 +242,10 @@ class Choice(BaseModel):
 
 
 class ErrorInfo(BaseModel):
+    """Why a reply did not finish, on ``Response.error``: the error's ``kind`` (the
+    [`LlmRxError`][llm_rx.LlmRxError] subclass's, e.g. ``incomplete`` or ``provider``), its
+    ``message``, and ``raw``, the offending frame when there was one."""
+
     model_config = _FROZEN
 
     kind: ErrorKind

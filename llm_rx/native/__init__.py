@@ -42,6 +42,13 @@ def to_native(response: Response, provider: ProviderId) -> dict[str, Any]:
     """The non-stream JSON body (a ``dict``) of ``provider`` for ``response``.
 
     The body is the caller's own: nothing in it is shared with the (frozen) ``response``.
+
+    Args:
+        response: Any `Response` (from any provider, or read back from JSON).
+        provider: The provider whose non-stream body to give.
+
+    Returns:
+        The body, as the provider's own non-stream endpoint returns it.
     """
     encoder = ENCODERS.get(provider)
     if encoder is None:

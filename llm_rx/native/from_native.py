@@ -1,6 +1,6 @@
 """``from_native(body, provider)``: a provider's non-stream JSON body as a ``Response``.
 
-The body is re-framed as the provider's own stream (:mod:`.restream`) and decoded by the same
+The body is re-framed as the provider's own stream (`restream`) and decoded by the same
 engine as a stream, so ``from_native(to_native(r, p), p) == r`` for a reply that finished,
 up to what a non-stream body cannot carry:
 
@@ -8,7 +8,7 @@ up to what a non-stream body cannot carry:
   stream's ``error``, ``interrupted`` and the in-band error frame do not come back;
 - where a field stood on the wire when the stream gave it twice: Anthropic's ``stop_details``
   placeholder (``null`` in ``message_start``) is not told from the final one, which wins;
-- what ``to_native`` leaves out for the target's shape (see :func:`~llm_rx.to_native`).
+- what ``to_native`` leaves out for the target's shape (see [`to_native()`][llm_rx.to_native]).
 """
 
 from __future__ import annotations
@@ -35,9 +35,16 @@ def from_native(
     """The ``Response`` of a non-stream body: the JSON (``bytes`` or a parsed ``dict``)
     that ``provider``'s non-streamed call returned, told from its fields when not given.
 
-    An error body (``{"error": ...}``) raises :class:`~llm_rx.errors.ProviderError` with the
+    An error body (``{"error": ...}``) raises [`ProviderError`][llm_rx.ProviderError] with the
     provider's words; a body that is no provider's reply raises
-    :class:`~llm_rx.errors.WireFormatError`.
+    [`WireFormatError`][llm_rx.WireFormatError].
+
+    Args:
+        body: The body: its bytes, or the parsed object.
+        provider: Whose body it is; told from its shape when ``None``.
+
+    Returns:
+        The `Response` the reply's stream reassembles to.
     """
     if isinstance(body, (bytes, bytearray, memoryview)):
         raw = bytes(body)

@@ -17,13 +17,13 @@ __all__ = ["accumulate"]
 
 
 def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
-    """A :class:`~llm_rx.builder.Snapshot` of the reply so far, after each event.
+    """A [`Snapshot`][llm_rx.Snapshot] of the reply so far, after each event.
 
-    ::
-
-        events:   -S---b---t("Hel")---t("lo")---M-|
-        accumulate()
-        result:   -s1--s2--s3---------s4--------s5|     s4.text == "Hello"
+    ```text
+    events:   -S---b---t("Hel")---t("lo")---M-|
+    accumulate()
+    result:   -s1--s2--s3---------s4--------s5|     s4.text == "Hello"
+    ```
 
     Taking a snapshot costs O(blocks), not O(text): fragments are kept in append-only lists
     and joined only when ``snapshot.response`` is read. The last snapshot's ``response``

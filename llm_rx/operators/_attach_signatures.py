@@ -19,11 +19,11 @@ _REASONING = ("thinking", "redacted_thinking")
 def attach_signatures() -> Callable[[Observable[Event]], Observable[ThinkingBlock]]:
     """Every reasoning block once it ended, its signature attached, in the reply's order.
 
-    ::
-
-        events:  -S-b(0,thinking)-th-th-sig(0)-e(0)-b(1,redacted)-sig(1)-e(1)-sig(7)-M-|
-        attach_signatures()
-        result:  ------------------------------T0----------------------T1----------T7|
+    ```text
+    events:  -S-b(0,thinking)-th-th-sig(0)-e(0)-b(1,redacted)-sig(1)-e(1)-sig(7)-M-|
+    attach_signatures()
+    result:  ------------------------------T0----------------------T1----------T7|
+    ```
 
     Redacted blocks come with their data as the signature and empty text. A signature that
     arrived for no block is not dropped: it comes as a thinking block of empty text at the

@@ -51,18 +51,24 @@ class _Tally:
 
 
 def cost(at: datetime | None = None) -> Callable[[Observable[Event]], Observable[Cost]]:
-    """One :class:`~llm_rx.operators.Cost` when the events end (also before an error from
+    """One [`Cost`][llm_rx.operators.Cost] when the events end (also before an error from
     upstream is passed on, then marked not ``complete``).
 
-    ::
-
-        events:   -S-b-t-t-e-U-M-|        events:  -S-b-t-U-#
-        cost()                            cost()
-        result:   ---------------c|       result:  ---------c#    (c.complete is False)
+    ```text
+    events:   -S-b-t-t-e-U-M-|        events:  -S-b-t-U-#
+    cost()                            cost()
+    result:   ---------------c|       result:  ---------c#    (c.complete is False)
+    ```
 
     The served model (the one the wire reported) is priced, with the prices of ``at`` (now,
     when ``None``). Needs the ``cost`` extra (``genai-prices``). A live display earlier in
     the same pipeline shows the price in its footer.
+
+    Args:
+        at: The moment whose prices apply (now when ``None``).
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     price_list()  # (fails here, at the call, when the extra is not installed)
 

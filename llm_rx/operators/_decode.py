@@ -23,11 +23,11 @@ def decode(
 ) -> Callable[[Observable[bytes]], Observable[Event]]:
     """Decode byte chunks into events; the provider is sniffed when not given.
 
-    ::
-
-        bytes:   -b"data: {..."-b"...}\\n\\n"-b"data: [DONE]\\n\\n"-|
-        decode(provider)
-        events:  -----------------S-b-t------------b-E-M---------|
+    ```text
+    bytes:   -b"data: {..."-b"...}\\n\\n"-b"data: [DONE]\\n\\n"-|
+    decode(provider)
+    events:  -----------------S-b-t------------b-E-M---------|
+    ```
 
     A new decoder per subscription; a decoding error arrives as ``on_error`` after the events
     decoded before it; EOF (``on_completed``) without the terminal frame is an
@@ -37,13 +37,22 @@ def decode(
     or not the byte source completes, and the subscription to it is then disposed: on a
     long-lived bus (a ``Subject`` that stays open, or carries more replies) each reply can be
     folded with ``to_response()``. One ``decode()`` subscription decodes one reply; for the
-    next reply on the same bus, subscribe again, or ``repeat()`` the pipeline::
+    next reply on the same bus, subscribe again, or ``repeat()`` the pipeline:
 
-        replies = bus.pipe(lxo.decode(), lxo.to_response(), ops.repeat())
+    ```python
+    replies = bus.pipe(lxo.decode(), lxo.to_response(), ops.repeat())
+    ```
 
     Bytes after the end in the same chunk are not part of the reply and are not decoded (a
     transport that pushes several replies cuts its chunks at their ends). A reply whose end
     is known only at EOF (a host that sends no terminal frame) ends when the source completes.
+
+    Args:
+        provider: The provider id (or an alias); told from the first frame when ``None``.
+        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
 
     def operator(source: Observable[bytes]) -> Observable[Event]:

@@ -23,11 +23,11 @@ def encode(
     ``llm_rx.encoders.ENCODERS``: a provider id, or one's other form): bytes as soon as
     each event's frame can go out (see the wait table in the README).
 
-    ::
-
-        events:  -S-b-t---t-e-U-M-|          events:  -S-b-t-#
-        encode(P)                            encode(P)
-        bytes:   -----x---x-x---y|           bytes:   -----x-#    (no terminal frame)
+    ```text
+    events:  -S-b-t---t-e-U-M-|          events:  -S-b-t-#
+    encode(P)                            encode(P)
+    bytes:   -----x---x-x---y|           bytes:   -----x-#    (no terminal frame)
+    ```
 
     Right after a source (``from_bytes``, ``from_file``, ``decode()``) it runs in the
     source's loop: one ``bytes`` value per read, not per event. After the reply's end come
@@ -36,9 +36,16 @@ def encode(
     emitted, then the error is passed on, so a gateway both tells its client and knows.
 
     What the target cannot carry is not written: each such thing is appended, as a
-    :class:`~llm_rx.events.Dropped`, to ``dropped`` (the caller's list; one encoder per
+    [`Dropped`][llm_rx.Dropped], to ``dropped`` (the caller's list; one encoder per
     subscription appends to it) — e.g. ``lost = []; events.pipe(encode(target,
     dropped=lost))``.
+
+    Args:
+        to: The target: a key of ``llm_rx.encoders.ENCODERS``.
+        dropped: A list to append a `Dropped` to for each thing the target cannot carry.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     make_encoder(to)  # (an unknown target is refused here, not at subscription)
 

@@ -24,17 +24,24 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
     """Apply every operator in ``branches`` to one upstream subscription; emit the tuple of
     their last values (``None`` for a branch that emitted none) when all have ended.
 
-    ::
-
-        events:    -S-t-t-U-M-|
-        fan_out(terminal_display(), to_response(), cost(), trace())
-        result:    -----------(e,R,c,e)|
+    ```text
+    events:    -S-t-t-U-M-|
+    fan_out(terminal_display(), to_response(), cost(), trace())
+    result:    -----------(e,R,c,e)|
+    ```
 
     Every branch is subscribed before the upstream is, so all see every event (also over a
     synchronous source), and each gets each read's events as one batch, as right after a
     source: ``to_response()``, ``cost()``, ``trace()`` fold a read at a time. When a branch
     ends with an error the tuple is still emitted (the values of every branch once all
     ended), then the first error is passed on; disposing disposes every branch.
+
+    Args:
+        *branches: Operators (``to_response()``, ``cost()``, a display, ...), each applied to
+            the same events.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     if not branches:
         raise ValueError("fan_out() needs at least one operator")

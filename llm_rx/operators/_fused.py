@@ -24,9 +24,9 @@ def fused(
     steps: Steps[_T], otherwise: Callable[[Observable[Event]], Observable[_T]]
 ) -> Callable[[Observable[Event]], Observable[_T]]:
     """An operator that maps each read's events with ``steps`` in the loop of an
-    :class:`~llm_rx.sources.EventSource` it is applied to, and is ``otherwise`` after any
+    `EventSource` it is applied to, and is ``otherwise`` after any
     other observable (the same values, one observer hop per event more), or when the
-    shortcuts are off at subscription (see :mod:`llm_rx.wire.fast`)."""
+    shortcuts are off at subscription (see `llm_rx.wire.fast`)."""
 
     def operator(source: Observable[Event]) -> Observable[_T]:
         if not isinstance(source, EventSource):

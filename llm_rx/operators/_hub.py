@@ -1,7 +1,7 @@
 """The multicast behind ``share()`` and ``fan_out()``: one upstream read, a batch per read.
 
 RxPY's ``Subject`` takes two locks and copies its observer list for every event. A hub is an
-:class:`~llm_rx.sources.EventSource` instead: it hands each upstream read's list of events
+`EventSource` instead: it hands each upstream read's list of events
 to every reading registered with it, so the operators behind it that fuse with a source
 (``to_response()``, ``text_only()``, ``cost()``, ``trace()``...) still take a read at a
 time, and the observer list is read once per read, not copied per event.
@@ -29,7 +29,7 @@ class Hub(EventSource):
     """Readings registered with it get the reads of one subscription to ``source``.
 
     With ``auto_connect`` the first reading connects and the last one to leave disconnects
-    (RxPY's ``share()``: ``publish().ref_count()``); otherwise :meth:`connect` does. Once the
+    (RxPY's ``share()``: ``publish().ref_count()``); otherwise `connect` does. Once the
     upstream ended, a reading registered later gets that end at once, as RxPY's do.
     """
 

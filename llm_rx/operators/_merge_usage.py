@@ -25,11 +25,11 @@ def _overlay(total: Usage, event: Event) -> Usage:
 def merge_usage() -> Callable[[Observable[Event]], Observable[Usage]]:
     """The usage so far, each time a snapshot arrives.
 
-    ::
-
-        events:  -S-u(in=10)-t-u(in=10,out=5)-u(out=7)-M-|
-        merge_usage()
-        result:  ---U(10,-)------U(10,5)--------U(10,7)----|
+    ```text
+    events:  -S-u(in=10)-t-u(in=10,out=5)-u(out=7)-M-|
+    merge_usage()
+    result:  ---U(10,-)------U(10,5)--------U(10,7)----|
+    ```
 
     Snapshots are cumulative: a later one's reported counts replace the earlier ones, its
     unreported counts keep them. Nothing is ever added, and a count nobody reported stays

@@ -53,16 +53,23 @@ class StreamMetrics(BaseModel):
 def metrics(
     stall_after: float = 2.0,
 ) -> Callable[[Observable[Event]], Observable[StreamMetrics]]:
-    """One :class:`StreamMetrics` when the events end (also before an error is passed on).
+    """One [`StreamMetrics`][llm_rx.StreamMetrics] when the events end (also before an error
+    is passed on).
 
-    ::
-
-        events:   ----S--t-t------------t-U-M-|        (stall_after=5)
-        metrics()
-        result:   ----------------------------m|       m.stalls == 1
+    ```text
+    events:   ----S--t-t------------t-U-M-|        (stall_after=5)
+    metrics()
+    result:   ----------------------------m|       m.stalls == 1
+    ```
 
     Times come from the scheduler the subscription runs on (``TestScheduler`` in tests),
     so the operator is deterministic in virtual time.
+
+    Args:
+        stall_after: Seconds without a content delta that count as a stall.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
 
     def operator(source: Observable[Event]) -> Observable[StreamMetrics]:

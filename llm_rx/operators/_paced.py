@@ -21,17 +21,24 @@ def paced(
     """Re-emit each item ``seconds`` after the one before it (the first ``seconds`` after
     it arrived): a recorded reply replayed at a simulated pace.
 
-    ::
-
-        events:  -S-b-t-#                     events:  -S-b-t-|
-        paced(3)                              paced(3)
-        result:  ---S--b--t#                  result:  ---S--b--t|
+    ```text
+    events:  -S-b-t-#                     events:  -S-b-t-|
+    paced(3)                              paced(3)
+    result:  ---S--b--t#                  result:  ---S--b--t|
+    ```
 
     Items that arrive faster than the pace wait their turn; an error or the completion comes
     right after the last item, never before it: a stream cut short shows everything that
     arrived, then the error (a plain ``concat_map`` of timers drops the waiting items when
     the source errors). Timers run on ``scheduler``, else on the subscription's scheduler,
     else on a timer thread; disposing cancels the pending ones.
+
+    Args:
+        seconds: The time between two items.
+        scheduler: The scheduler the timers run on (see above).
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     if not seconds >= 0:
         raise ValueError(f"paced() needs seconds >= 0, not {seconds!r}")

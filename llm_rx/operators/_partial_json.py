@@ -66,9 +66,9 @@ class _Block:
 
 @dataclass
 class PartialJson:
-    """The pure state of :func:`partial_json` for one reply: ``feed(event)`` gives the values
-    to emit; it raises :class:`~llm_rx.errors.StructuredOutputError` for a finished block
-    whose text is no JSON or fails the schema."""
+    """The pure state of `partial_json()` for one reply: ``feed(event)`` gives the values
+    to emit; it raises `StructuredOutputError` for a finished block whose text is no JSON
+    or fails the schema."""
 
     schema: Schemas | None = None
     _parse: Callable[[str], Any] = field(default_factory=partial_parser)
@@ -169,11 +169,11 @@ def partial_json(
 ) -> Callable[[Observable[Event]], Observable[PartialValue]]:
     """The value of each tool call's arguments, and of a JSON answer, parsed so far.
 
-    ::
-
-        events:  -S-b(0,call_1)-a('{"q": "ab')-a('c", "n": 1')-a('2}')-e(0)-M-|
-        partial_json()
-        result:  --------------P({q:"ab"})----P({q:"abc"})--------P({q:"abc",n:12},done)-|
+    ```text
+    events:  -S-b(0,call_1)-a('{"q": "ab')-a('c", "n": 1')-a('2}')-e(0)-M-|
+    partial_json()
+    result:  --------------P({q:"ab"})----P({q:"abc"})--------P({q:"abc",n:12},done)-|
+    ```
 
     A block counts as JSON when its text opens with ``{`` or ``[``: other text (prose, a
     free-form tool input) is left alone; a tool call without any text is ``{}``.
@@ -181,13 +181,19 @@ def partial_json(
     name, ``None`` for the answer, to one) validates each value in partial mode, and a value
     that does not validate so far is not emitted; the final one is validated in full.
     A finished block whose text is no JSON or fails its schema is an ``on_error``
-    :class:`~llm_rx.errors.StructuredOutputError` carrying the whole text.
+    [`StructuredOutputError`][llm_rx.StructuredOutputError] carrying the whole text.
 
     Values never go backwards: a number at the very end of the text is left out until the
     text shows it ended, and a value equal to the last one is not emitted again. The last
     value of a block (``done``) is ``json.loads`` of its text; a block the stream never
     ended gets none. The text is re-parsed (by ``jiter``, partial mode) only once it grew by
-    :data:`GROWTH` since the last parse, so a long answer costs a few passes over its text.
+    `GROWTH` since the last parse, so a long answer costs a few passes over its text.
+
+    Args:
+        schema: What each value is validated as (see above); ``None``: any JSON.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
 
     def operator(source: Observable[Event]) -> Observable[PartialValue]:

@@ -2,7 +2,7 @@
 
 The price list is a dependency (the ``cost`` extra), imported only when something is priced:
 importing llm-rx never imports it. Which price list providers a wire's models are looked up
-under is provider knowledge, kept in :mod:`llm_rx.native.observability`.
+under is provider knowledge, kept in `llm_rx.native.observability`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Taps that stay fused: a tap applied to an event source is an event source again.
 
 A tap (a live display, ``trace()``) passes every event through while it looks at them. Put
-after an :class:`~llm_rx.sources.EventSource`, it gives a :class:`Tapped` source: the tap
+after an `EventSource`, it gives a `Tapped` source: the tap
 looks at each read's events in the source's own loop, then hands the read on unchanged, so
 what follows it (``to_response()``, another tap, a ``fan_out()``) is still right after a
-source and takes a read at a time. With the shortcuts off (:mod:`llm_rx.wire.fast`) the
+source and takes a read at a time. With the shortcuts off (`llm_rx.wire.fast`) the
 tap's general Rx form runs instead.
 """
 

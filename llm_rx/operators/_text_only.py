@@ -28,10 +28,10 @@ def _text(event: Event) -> str:
 def text_only() -> Callable[[Observable[Event]], Observable[str]]:
     """The text of every ``TextDelta``, in order.
 
-    ::
-
-        events:  -S-th-t("Hel")-t("lo")-U-M-|
-        text_only()
-        result:  -------"Hel"-----"lo"------|
+    ```text
+    events:  -S-th-t("Hel")-t("lo")-U-M-|
+    text_only()
+    result:  -------"Hel"-----"lo"------|
+    ```
     """
     return fused(_TEXTS, compose(ops.filter(_is_text), ops.map(_text)))

@@ -51,7 +51,7 @@ class _TextBlock:
 
 @dataclass
 class TagSplitter:
-    """The pure state of :func:`think_tags` for one reply: ``feed(event)`` gives the events
+    """The pure state of `think_tags()` for one reply: ``feed(event)`` gives the events
     to pass on, ``flush()`` what is held back when the source ends without a stop.
 
     Output blocks are numbered in the order they open, so a text block that becomes a
@@ -165,16 +165,23 @@ def think_tags(
     (DeepSeek-R1 style models behind a server without a reasoning parser), as thinking
     blocks; the text outside the tags stays text, byte for byte, and the tags go.
 
-    ::
-
-        events:  -S-b(0,text)-t("<th")-t("ink>Hm</think>Hi")-e(0)-M-|
-        think_tags()
-        result:  -S-----------------b(0,thinking)-th("Hm")-e(0)-b(1,text)-t("Hi")-e(1)-M-|
+    ```text
+    events:  -S-b(0,text)-t("<th")-t("ink>Hm</think>Hi")-e(0)-M-|
+    think_tags()
+    result:  -S-----------------b(0,thinking)-th("Hm")-e(0)-b(1,text)-t("Hi")-e(1)-M-|
+    ```
 
     Opt-in: the user's text is never rewritten otherwise. A tag may be split across deltas
     anywhere (its start is held back until the next delta settles it; a start that never
     completes is given out as text). A tag that never closes leaves the rest as thinking,
     and the reply's stop (or its absence, for a cut stream) is passed on untouched.
+
+    Args:
+        open: The tag that opens the reasoning.
+        close: The tag that closes it.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     TagSplitter(open, close)  # (an empty tag is refused here, not at subscription)
 

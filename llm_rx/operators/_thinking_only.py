@@ -28,10 +28,10 @@ def _text(event: Event) -> str:
 def thinking_only() -> Callable[[Observable[Event]], Observable[str]]:
     """The text of every ``ThinkingDelta``, in order.
 
-    ::
-
-        events:  -S-b-th("Let")-th(" me")-c-t("Hi")-M-|
-        thinking_only()
-        result:  -----"Let"-----" me"------------------|
+    ```text
+    events:  -S-b-th("Let")-th(" me")-c-t("Hi")-M-|
+    thinking_only()
+    result:  -----"Let"-----" me"------------------|
+    ```
     """
     return fused(_TEXTS, compose(ops.filter(_is_thinking), ops.map(_text)))

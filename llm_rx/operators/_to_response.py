@@ -1,4 +1,4 @@
-"""``to_response()``: fold a reply's events into one :class:`~llm_rx.response.Response`."""
+"""``to_response()``: fold a reply's events into one [`Response`][llm_rx.Response]."""
 
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ __all__ = ["to_response"]
 def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
     """Emit the assembled ``Response`` once, when the events end.
 
-    ::
-
-        events:    -S-b-t-t-e-U-M-|        events:  -S-b-t-t-#
-        to_response()                      to_response()
-        result:    ---------------R|       result:  ---------R|   (complete=False, error set)
+    ```text
+    events:    -S-b-t-t-e-U-M-|        events:  -S-b-t-t-#
+    to_response()                      to_response()
+    result:    ---------------R|       result:  ---------R|   (complete=False, error set)
+    ```
 
     A stream that errors after its reply started still gives a ``Response`` (marked
     interrupted or error, with what arrived); an error before anything arrived (not a stream

@@ -17,11 +17,11 @@ __all__ = ["tool_calls"]
 def tool_calls() -> Callable[[Observable[Event]], Observable[ToolCallBlock]]:
     """Every call the client is to run, finished: id, name, parsed and raw arguments.
 
-    ::
-
-        events:  -S-b(call_1)-a('{"q":')-a('"x"}')-e(call_1)-b(call_2)-a("{}")-e-M-|
-        tool_calls()
-        result:  -----------------------------------C1-----------------------C2---|
+    ```text
+    events:  -S-b(call_1)-a('{"q":')-a('"x"}')-e(call_1)-b(call_2)-a("{}")-e-M-|
+    tool_calls()
+    result:  -----------------------------------C1-----------------------C2---|
+    ```
 
     A call is emitted at its ``BlockStop`` (or at the message's end, for a block the
     provider left open), so a call cut short is never emitted: arguments that merely parse

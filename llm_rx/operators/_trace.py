@@ -148,18 +148,24 @@ def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]
     """Pass every event through while recording the reply as a span of ``tracer`` (the
     global tracer provider's ``llm_rx`` tracer when ``None``).
 
-    ::
-
-        events:   -S-b-t-t-e-U-M-|        events:  -S-b-t-#
-        trace()                           trace()
-        result:   -S-b-t-t-e-U-M-|        result:  -S-b-t-#
-        span:     [--------------]        span:    [-----]   error.type = the error's class
+    ```text
+    events:   -S-b-t-t-e-U-M-|        events:  -S-b-t-#
+    trace()                           trace()
+    result:   -S-b-t-t-e-U-M-|        result:  -S-b-t-#
+    span:     [--------------]        span:    [-----]   error.type = the error's class
+    ```
 
     The span starts at subscription and ends at the end of the events, or at dispose (then
     ``error.type`` is ``cancelled``). Its times, and ``gen_ai.response.time_to_first_chunk``
     (seconds to the first content delta, also a ``gen_ai.first_token`` event), come from
     the subscription's scheduler. With no tracer provider configured the span does not
     record, and the events go straight through: no work per event.
+
+    Args:
+        tracer: An OpenTelemetry ``Tracer``; ``None``: the global tracer provider's.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     otel = importlib.import_module("opentelemetry.trace")  # (the ``otel`` extra)
     kind = otel.SpanKind.CLIENT

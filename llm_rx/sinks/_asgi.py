@@ -38,6 +38,17 @@ def sse_response(
     without the target's terminal frame (or with its error frame): the client sees a cut
     reply, never a finished one. What the target cannot carry goes to ``dropped``;
     ``background`` (a Starlette ``BackgroundTask``) runs after the response is sent.
+
+    Args:
+        events: The reply's events (subscribed to when the response starts).
+        to: The target: a key of ``llm_rx.encoders.ENCODERS``.
+        dropped: A list to append a `Dropped` to for each thing the target cannot carry.
+        status_code: The response's status.
+        headers: More response headers.
+        background: A Starlette ``BackgroundTask`` run after the response is sent.
+
+    Returns:
+        A Starlette ``StreamingResponse``.
     """
     from starlette.responses import StreamingResponse
 

@@ -42,7 +42,12 @@ class DisplayUnavailableError(RuntimeError):
 
 
 class ReplyFrame:
-    """One frame of a reply, as IPython displays it: Markdown, with a plain-text fallback."""
+    """One frame of a reply, as IPython displays it: Markdown, with a plain-text fallback.
+
+    Args:
+        markdown: The frame as Markdown (``text/markdown``).
+        plain: The same frame as plain text (``text/plain``).
+    """
 
     __slots__ = ("markdown", "plain")
 
@@ -67,10 +72,17 @@ def jupyter_display(
 ) -> Callable[[Observable[Event]], Observable[Event]]:
     """Show the reply in the notebook as it arrives, passing every event through.
 
-    ::
+    ```text
+    events:  -S-b-t-t-t-t-t-t-U-M-|
+    jupyter_display()
+    result:  -S-b-t-t-t-t-t-t-U-M-|      (the same events, at the same times)
+    output:  -f-----f-----f-------F      (f: update_display_data, F: the whole reply)
+    ```
 
-        response = events.pipe(lxs.jupyter_display(), lxo.to_response()).run()
-        response = await events.pipe(lxs.jupyter_display(), lxo.to_response())
+    ```python
+    response = events.pipe(lxs.jupyter_display(), lxo.to_response()).run()
+    response = await events.pipe(lxs.jupyter_display(), lxo.to_response())
+    ```
 
     One output is displayed per subscription and updated in place (``update_display_data``)
     at most ``refresh_per_second`` times a second: the answer as Markdown, thinking in a
@@ -80,7 +92,15 @@ def jupyter_display(
     (``await`` runs them on the notebook's event loop).
 
     ``display`` is IPython's ``display`` function unless given (tests inject one); outside
-    a Jupyter kernel this raises :class:`DisplayUnavailableError`.
+    a Jupyter kernel this raises [`DisplayUnavailableError`][llm_rx.sinks.DisplayUnavailableError].
+
+    Args:
+        refresh_per_second: The most frames a second.
+        scheduler: The scheduler that times the frames (see above).
+        display: IPython's ``display`` function, or one like it.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     show = display if display is not None else _ipython_display()
 

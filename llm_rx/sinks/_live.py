@@ -3,8 +3,8 @@
 A live display is a *tap*: it passes every event through unchanged while it renders, so one
 subscription drives both the display and whatever follows it (``to_response()``, a meter).
 Rendering is decoupled from the token rate: events only feed a
-:class:`~llm_rx.builder.ResponseBuilder` (cheap), and a frame — an immutable
-:class:`~llm_rx.builder.Snapshot` — is rendered on the scheduler at most
+[`ResponseBuilder`][llm_rx.ResponseBuilder] (cheap), and a frame — an immutable
+[`Snapshot`][llm_rx.Snapshot] — is rendered on the scheduler at most
 ``refresh_per_second`` times a second. Fragments that arrive while a frame renders are
 coalesced into the next frame, never dropped; the final state is always rendered, in full,
 when the events end (complete, cut short, failed or disposed).
@@ -40,11 +40,19 @@ class LiveView(Protocol):
     """Where frames go: one view per subscription, opened when the subscription starts."""
 
     def update(self, snapshot: Snapshot) -> None:
-        """Show the reply so far (in progress: not complete, no stop reason, no error)."""
+        """Show the reply so far (in progress: not complete, no stop reason, no error).
+
+        Args:
+            snapshot: The reply as it stands; ``snapshot.response`` is made when read.
+        """
 
     def close(self, snapshot: Snapshot) -> None:
         """Show the reply as it ended (complete, interrupted or failed); the last call.
-        ``snapshot.notes`` are the footer lines of the operators after the display."""
+
+        Args:
+            snapshot: The reply as it ended; ``snapshot.notes`` are the footer lines of the
+                operators after the display (the price, from ``cost()``).
+        """
 
 
 def _blocking(scheduler: abc.SchedulerBase) -> bool:
@@ -60,12 +68,12 @@ def live(
 ) -> Callable[[Observable[Event]], Observable[Event]]:
     """Render the reply on a view while passing every event through unchanged.
 
-    ::
-
-        events:  -S-b-t-t-t-t-t-t-t-t-t-t-M-|
-        live(view, refresh_per_second=1/4)        (one frame per 4 ticks at most)
-        result:  -S-b-t-t-t-t-t-t-t-t-t-t-M-|     (the same events, at the same times)
-        frames:  -f-------f-------f-------f-F     (f: update, F: close with the final state)
+    ```text
+    events:  -S-b-t-t-t-t-t-t-t-t-t-t-M-|
+    live(view, refresh_per_second=1/4)        (one frame per 4 ticks at most)
+    result:  -S-b-t-t-t-t-t-t-t-t-t-t-M-|     (the same events, at the same times)
+    frames:  -f-------f-------f-------f-F     (f: update, F: close with the final state)
+    ```
 
     The first event is shown at once, later ones at most once per ``1 / refresh_per_second``
     seconds of the scheduler's clock: ``scheduler`` when given, else the subscription's
@@ -76,6 +84,15 @@ def live(
     ``open_view`` is called on each subscription (a new view each time). An exception from
     the view goes to ``on_error``; an error from upstream is shown, then passed on. Disposing
     the subscription shows the reply as cancelled.
+
+    Args:
+        open_view: Called on each subscription: the [`LiveView`][llm_rx.sinks.LiveView] to
+            show the reply on.
+        refresh_per_second: The most frames a second.
+        scheduler: The scheduler that times the frames (see above).
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     if not refresh_per_second > 0:
         raise ValueError("refresh_per_second must be > 0")

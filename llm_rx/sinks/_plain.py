@@ -27,6 +27,9 @@ class PlainPrinter:
     it writes, it never changes the stream. Output is plain text (no cursor movement), so it
     stays readable when it is not a terminal; it always ends with a newline. A reply that
     ended without its end (an error, or events that stopped early) is marked interrupted.
+
+    Args:
+        out: The text stream written to (flushed after each write).
     """
 
     def __init__(self, out: TextIO) -> None:
@@ -47,6 +50,11 @@ class PlainPrinter:
             self._write("\n")
 
     def on_next(self, event: Event) -> None:
+        """Write what the event adds: its text, or the line that opens or closes a block.
+
+        Args:
+            event: The next event of the reply.
+        """
         kind = type(event)
         if kind is TextDelta or kind is ThinkingDelta or kind is RefusalDelta:
             self._write(event.text)  # type: ignore[union-attr]
@@ -82,6 +90,11 @@ class PlainPrinter:
             self._newline()
 
     def on_error(self, error: Exception) -> None:
+        """End the output with the interrupted (or failed) mark and the reason.
+
+        Args:
+            error: Why the events ended.
+        """
         self._closed = True
         self._newline()
         failure = fold_error(error)
@@ -89,6 +102,7 @@ class PlainPrinter:
         self._write(f"[{said[0].lower()}{said[1:]}]\n")
 
     def on_completed(self) -> None:
+        """End the output with a newline (and the interrupted mark for a reply cut short)."""
         self._closed = True
         self._newline()
         if not self._ended:

@@ -1,7 +1,7 @@
 """``to_redis()``: a tap that writes a reply's events to a Redis Stream as they pass.
 
-Followers on other machines read it with :func:`llm_rx.sources.from_redis`; the layout is in
-:mod:`llm_rx._redis_entries`. ``redis`` is never imported here: any client with redis-py's
+Followers on other machines read it with `llm_rx.sources.from_redis()`; the layout is in
+`llm_rx._redis_entries`. ``redis`` is never imported here: any client with redis-py's
 ``pipeline()`` (sync ``redis.Redis`` or ``redis.asyncio.Redis``, valkey's too) will do.
 """
 
@@ -172,12 +172,12 @@ def to_redis(
     """Append each event to the Redis Stream ``key`` as it passes (a tap: the events go on
     unchanged), then an end entry; followers read it with ``sources.from_redis``.
 
-    ::
-
-        events:   -S-t-t-M-|            -S-t-#            -S-t-  (disposed)
-        to_redis(client, key)
-        events:   -S-t-t-M-|            -S-t-#            -S-t-
-        stream:    S t t M end(null)     S t end(error)    S t end(cancelled)
+    ```text
+    events:   -S-t-t-M-|            -S-t-#            -S-t-  (disposed)
+    to_redis(client, key)
+    events:   -S-t-t-M-|            -S-t-#            -S-t-
+    stream:    S t t M end(null)     S t end(error)    S t end(cancelled)
+    ```
 
     Each read of the source is one pipeline (one round trip), not one per event. With a sync
     client a read is written before its events pass on; with ``redis.asyncio`` it is written
@@ -187,6 +187,16 @@ def to_redis(
     (seconds, renewed on each write) lets a reply expire; ``None`` keeps it. Every
     ``heartbeat`` seconds until the end a heartbeat entry tells followers the producer is
     alive (``None``: none; a follower then gives up after its timeout of silence).
+
+    Args:
+        client: A redis-py client, sync (``redis.Redis``) or ``redis.asyncio``.
+        key: The Redis Stream's key.
+        maxlen: The stream's length it is trimmed to (approximately); ``None``: no limit.
+        ttl: Seconds until the reply expires, renewed on each write; ``None``: it stays.
+        heartbeat: Seconds between heartbeat entries; ``None``: none.
+
+    Returns:
+        An operator for ``.pipe()``.
     """
     if heartbeat is not None and heartbeat <= 0:
         raise ValueError(f"heartbeat must be positive or None, not {heartbeat!r}")

@@ -81,6 +81,16 @@ def redis_sse_response(
     Each event is ``id: <entry id>``, ``event: <type>``, ``data: <event JSON>``; the reply
     ends with an ``end`` frame (or ``error`` with the error's kind, message and raw frame),
     on which the page should close its ``EventSource`` (a browser reconnects otherwise).
+
+    Args:
+        client: A ``redis.asyncio`` client.
+        key: The Redis Stream's key.
+        request: The Starlette request, whose ``Last-Event-ID`` header says where to resume.
+        after: The entry id to read after when the request names none (``0``: from the start).
+        heartbeat_timeout: Seconds of silence after which the producer is taken for dead.
+
+    Returns:
+        A Starlette ``StreamingResponse``.
     """
     from starlette.responses import StreamingResponse
 

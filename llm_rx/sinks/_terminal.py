@@ -35,9 +35,16 @@ def terminal_display(
 ) -> Callable[[Observable[Event]], Observable[Event]]:
     """Show the reply on the terminal as it arrives, passing every event through.
 
-    ::
+    ```text
+    events:  -S-b-t-t-t-t-t-t-U-M-|
+    terminal_display()
+    result:  -S-b-t-t-t-t-t-t-U-M-|      (the same events, at the same times)
+    screen:  -f-----f-----f-------F      (f: a redrawn frame, F: the whole reply)
+    ```
 
-        response = events.pipe(lxs.terminal_display(), lxo.to_response()).run()
+    ```python
+    response = events.pipe(lxs.terminal_display(), lxo.to_response()).run()
+    ```
 
     On a terminal, with rich installed: a rich ``Live`` region redrawn at most
     ``refresh_per_second`` times a second (Markdown answer, thinking collapsed to a line,
@@ -48,6 +55,15 @@ def terminal_display(
     ``console`` is the rich console to draw on (tests inject one writing to a ``StringIO``);
     without it, ``out`` (default: ``sys.stdout`` at subscription time) decides: a rich
     console when it is a terminal and rich is installed, plain text otherwise.
+
+    Args:
+        console: A rich ``Console`` to draw on.
+        out: The stream to write to when no console is given (``sys.stdout``).
+        refresh_per_second: The most frames a second.
+        scheduler: The scheduler that times the frames (see above).
+
+    Returns:
+        An operator for ``.pipe()``.
     """
 
     def operator(source: Observable[Event]) -> Observable[Event]:

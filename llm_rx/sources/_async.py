@@ -105,6 +105,14 @@ def from_async_bytes(
     Subscribe from inside a running loop. Disposing cancels the reading task; nothing is
     emitted after that. Anything but an async iterable (a function, a sync iterable) is a
     ``TypeError`` here, at the call.
+
+    Args:
+        chunks: An async iterator of bytes (``response.aiter_bytes()``, an SDK's raw stream).
+        provider: The provider id (or an alias); told from the first frame when ``None``.
+        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+
+    Returns:
+        A cold observable of the reply's events, read by a task on the running loop.
     """
     check_async_chunks(chunks, "from_async_bytes()")
     return _AsyncSource(chunks, provider, max_frame)

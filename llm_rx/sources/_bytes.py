@@ -61,6 +61,14 @@ def from_bytes(
     ``on_error`` after the events decoded before them; disposing stops the reading. What is
     no bytes (``str``, parsed dicts, an async iterable) is a ``TypeError`` at the call, or as
     ``on_error`` at the first such piece of a lazy iterable.
+
+    Args:
+        data: The body: bytes, or an iterable of byte pieces (a generator is read lazily).
+        provider: The provider id (or an alias); told from the first frame when ``None``.
+        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+
+    Returns:
+        A cold observable of the reply's events.
     """
     return _BytesSource(_chunks_of(data), provider, max_frame)
 
@@ -78,5 +86,15 @@ def from_file(
     chunk_size: int = 64 * 1024,
     max_frame: int = DEFAULT_MAX_FRAME,
 ) -> Observable[Event]:
-    """A cold observable of the events in a recorded body; the file is read on subscribe."""
+    """A cold observable of the events in a recorded body; the file is read on subscribe.
+
+    Args:
+        path: The file holding the body.
+        provider: The provider id (or an alias); told from the first frame when ``None``.
+        chunk_size: The size of each read, in bytes.
+        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+
+    Returns:
+        A cold observable of the reply's events; each subscription opens the file.
+    """
     return _BytesSource(lambda: iter_file(path, chunk_size), provider, max_frame)

@@ -44,7 +44,7 @@ def new_decoder(provider: ProviderName | None, max_frame: int = DEFAULT_MAX_FRAM
 def source_failed(error: BaseException) -> LlmRxError:
     """A byte source (a socket, a file) failed mid-stream: that is a cut stream; one that
     timed out waiting for bytes (``TimeoutError``, httpx's ``ReadTimeout``) is a
-    :class:`StreamTimeoutError`."""
+    [`StreamTimeoutError`][llm_rx.StreamTimeoutError]."""
     words = f"{type(error).__name__}: {error}".rstrip(": ")
     failure: IncompleteStreamError
     if _timed_out(error):
@@ -114,7 +114,7 @@ def decoded(decoder: Decoder, chunk: bytes) -> list[Event]:
 
 
 def flushed(decoder: Decoder) -> list[Event]:
-    """``decoder.flush()`` behind the same boundary as :func:`decoded`."""
+    """``decoder.flush()`` behind the same boundary as `decoded()`."""
     try:
         return decoder.flush()
     except PASS_THROUGH:
@@ -152,7 +152,7 @@ def decode_all(
 
     A body that is a provider's non-stream reply (the decoder raises ``NonStreamBodyError``
     before any event) is read as that reply: re-framed as the provider's stream
-    (:mod:`llm_rx.wire.restream`) and decoded as such."""
+    (`llm_rx.wire.restream`) and decoded as such."""
     head: list[bytes] | None = []  # the chunks read before the reply started
     kept = 0
     iterator = iter(chunks)
@@ -226,8 +226,8 @@ async def decode_all_async(
     stopped: Callable[[], bool],
     idle_timeout: float | None = None,
 ) -> None:
-    """:func:`decode_all` for an async byte iterator, each read bounded by ``idle_timeout``
-    seconds when given (then a read that takes longer is a :class:`StreamTimeoutError`)."""
+    """`decode_all()` for an async byte iterator, each read bounded by ``idle_timeout``
+    seconds when given (then a read that takes longer is a `StreamTimeoutError`)."""
     try:
         while not stopped():
             try:

@@ -282,12 +282,24 @@ def from_httpx(
     scheduler.
 
     The provider is told by the response's ``Content-Type``, then its request path, then
-    the bytes. A status of 400 or more is a :class:`~llm_rx.errors.ProviderError` with the
+    the bytes. A status of 400 or more is a [`ProviderError`][llm_rx.ProviderError] with the
     provider's own words from the error body; a non-stream JSON body gives the events of the
     same ``Response``. With ``idle_timeout``, a wait of more than that many seconds for the
-    next bytes is a :class:`~llm_rx.errors.StreamTimeoutError`, after everything that arrived
+    next bytes is a [`StreamTimeoutError`][llm_rx.StreamTimeoutError], after everything that arrived
     (for a sync response through the transport's read timeout, as httpx applies it). The end,
     an error or disposing closes the response; nothing is emitted after that.
+
+    Args:
+        response: A streamed ``httpx.Response`` or ``httpx2.Response``, sync or async, or a
+            callable that opens one (each subscription calls it: a retry re-sends).
+        provider: The provider id (or an alias); told from the response's content type and
+            path, then its bytes, when ``None``.
+        idle_timeout: Seconds without a byte after which the reply ends with a
+            `StreamTimeoutError` (``None``: no limit).
+        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+
+    Returns:
+        A cold observable of the reply's events.
     """
     if not (is_response(response) or callable(response)):
         _check(response)

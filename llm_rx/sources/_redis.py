@@ -1,9 +1,9 @@
 """``from_redis()``: follow a reply that ``sinks.to_redis`` writes (or wrote) to a Redis Stream.
 
-The layout is in :mod:`llm_rx._redis_entries`. ``redis`` is never imported here: any client
+The layout is in `llm_rx._redis_entries`. ``redis`` is never imported here: any client
 with redis-py's ``xread()`` (sync ``redis.Redis`` or ``redis.asyncio.Redis``, valkey's too)
 will do. What one subscription knows (the last entry id, when the producer was last heard
-from) lives in a :class:`_Follower`, shared by the sync and the async reading loop.
+from) lives in a `_Follower`, shared by the sync and the async reading loop.
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def from_redis(
     producer that died) ends it with a ``StreamTimeoutError``, a read that fails (the server
     went away) with an ``IncompleteStreamError``, an entry ``to_redis`` did not write with a
     ``WireFormatError`` carrying it: each after the events before it. ``with_ids=True``
-    gives :class:`RedisEntry` items (the entry id beside each event), to resume from the
+    gives `RedisEntry` items (the entry id beside each event), to resume from the
     last id seen. A sync client is read on ``scheduler`` (by default on the subscribing
     thread, which it blocks); an async one by a task on the running loop.
     """

@@ -39,6 +39,14 @@ def from_sdk(
     reply. The raw bytes are read where the SDK keeps them (exact), else each parsed chunk
     is put back in its wire form. A stream already partly read is refused (``ValueError``),
     as its first frames are gone; reading it here closes it at the end or on dispose.
+
+    Args:
+        sdk_stream: What an official SDK's streaming call returned (see above).
+        provider: The provider id (or an alias); told from the SDK object when ``None``.
+        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+
+    Returns:
+        A cold observable of the reply's events.
     """
     if isinstance(sdk_stream, (bytes, bytearray, memoryview, str)):
         raise TypeError("from_sdk() takes an SDK's stream object; for a body use from_bytes()")

@@ -62,7 +62,7 @@ class EventSource(Observable[Event]):
     """A cold observable of the events decoded from a byte source.
 
     Besides ``subscribe``, it can run a step over each read's events in its own loop
-    (:meth:`subscribe_steps`), so an operator such as ``accumulate()``, ``to_response()`` or
+    (`subscribe_steps`), so an operator such as ``accumulate()``, ``to_response()`` or
     ``text_only()`` costs no observer hop per event when it sits right after the source.
     """
 

@@ -3,7 +3,7 @@
 The turn is in ``provider``'s *request* shape, every signature byte for byte and the blocks
 in their order (a lost or moved signature gets the next request rejected). A reply of
 another provider is carried as far as the target has places for it; what it has none for is
-left out by the rules of :data:`DROPPED` and reported in ``dropped`` when a list is given.
+left out by the rules of `DROPPED` and reported in ``dropped`` when a list is given.
 """
 
 from __future__ import annotations
@@ -61,6 +61,14 @@ def to_message(
     * ``bedrock-converse``: a ``Message`` (``reasoningContent`` with its signature).
 
     The first choice of an ``n>1`` reply is the turn. The result is the caller's own.
+
+    Args:
+        response: The reply to continue from.
+        provider: The provider the next request goes to.
+        dropped: A list to append a `MessageDrop` to for each thing left out.
+
+    Returns:
+        The assistant turn (a list of input items for ``openai-responses``).
     """
     shape = SHAPES.get(provider)
     if shape is None:
