@@ -18,9 +18,9 @@ from llm_rx.builder import ResponseBuilder
 from llm_rx.errors import LlmRxError
 from llm_rx.events import BlockStart, MessageStart, TextDelta
 from llm_rx.sources import EventSource
-from llm_rx.wire import base, gemini, ollama
+from llm_rx.wire import gemini, ollama
 from llm_rx.wire.base import ChangedFields, SSEPayloadDecoder
-from llm_rx.wire.fast import fast_paths
+from llm_rx.wire.fast import fast_paths, layouts, templates
 from llm_rx.wire.sse import SSEDecoder, SSEEvent
 
 from ..captures import CAPTURES, Capture
@@ -146,7 +146,7 @@ def _refuse(*_: Any, **__: Any) -> Any:
 def test_fast_paths_off_no_decoder_learns_or_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     # bug class: a shortcut the switch does not reach, so a test "with the shortcuts off"
     # still runs it and compares it with itself
-    monkeypatch.setattr(base.ByteTemplate, "learn", _refuse)
+    monkeypatch.setattr(templates.ByteTemplate, "learn", _refuse)
     monkeypatch.setattr(SSEPayloadDecoder, "_batch", _refuse)
     monkeypatch.setattr(gemini._Spans, "learn", _refuse)
     monkeypatch.setattr(ollama._Usual, "learn", _refuse)
@@ -175,7 +175,7 @@ def test_fast_paths_off_no_layout_is_shared() -> None:
         first = ChangedFields(known)
         first.changes({"a": 1, "fast-paths-test": 2})
         assert ChangedFields(known)._layouts == {}
-    assert known not in base._LAYOUTS
+    assert known not in layouts._LAYOUTS
 
 
 def test_fast_paths_off_builder_feeds_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:

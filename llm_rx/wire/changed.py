@@ -1,0 +1,48 @@
+"""The fields of a stream of objects outside a known set: what a reply's metadata is made of."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .fast.layouts import keep_layout, layouts_for
+
+__all__ = ["ChangedFields"]
+
+
+class ChangedFields:
+    """The fields of a stream of objects outside a known set, reporting those that changed.
+
+    Objects of one stream mostly share one key layout, so the layout is cached (shared
+    between streams: see :mod:`llm_rx.wire.fast.layouts`). A field's first value is recorded
+    even when ``null`` (it is what the wire said); a later ``null`` does not erase a value.
+    """
+
+    __slots__ = ("_extra_keys", "_keys", "_layouts", "known", "values")
+
+    def __init__(self, known: frozenset[str]) -> None:
+        self.known = known
+        self.values: dict[str, Any] = {}
+        self._keys: tuple[str, ...] = ()
+        self._extra_keys: tuple[str, ...] = ()
+        self._layouts = layouts_for(known)
+
+    def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        keys = tuple(obj)
+        if keys != self._keys:
+            self._keys = keys
+            extra = self._layouts.get(keys)
+            if extra is None:
+                extra = tuple(key for key in keys if key not in self.known)
+                keep_layout(self._layouts, self.known, keys, extra)
+            self._extra_keys = extra
+        changed: dict[str, Any] | None = None
+        values = self.values
+        for key in self._extra_keys:
+            value = obj[key]
+            if key in values and (value is None or values[key] == value):
+                continue
+            values[key] = value
+            if changed is None:
+                changed = {}
+            changed[key] = value
+        return changed

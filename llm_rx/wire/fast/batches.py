@@ -1,0 +1,265 @@
+"""Batches: many frames of a chunk decoded in one step at C level, no Python work per frame.
+
+Two engines, both taken only with the shortcuts on and both giving exactly what the frames
+decoded one by one give:
+
+- :class:`Runs` (every decoder): cut a chunk's frames into runs that have a template's
+  prefix and suffix (``_in_runs``), and a huge chunk into slices (``_in_slices``), so that
+  the tries stay linear in the chunk.
+- :class:`TemplateFrames` (the SSE payload decoders): the byte templates a decoder declares
+  with ``_learn(data, marker, value, event_type, block, keeps_empty)`` (``data`` decoded to
+  ``event_type(block, value)``, ``value`` the string after ``marker``), matched in the
+  one-by-one loop and, in runs of a template's frames, parsed as one JSON array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import repeat
+from operator import and_
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ...events import Event
+from .._boundary import PASS_THROUGH, new_event, shape_error
+from ..sse import SSEEvent
+from .templates import ByteTemplate, json_strings
+
+__all__ = ["BATCH", "BATCH_SLICE", "BATCH_TRIES", "Runs", "Shortcut", "TemplateFrames"]
+
+# Fewer frames than this are read one by one (a batch costs a few joins); a chunk tries a
+# batch at most so many times (each try looks at all the frames left) in each slice of
+# ``BATCH_SLICE`` frames: the tries scale with the chunk, and their cost stays linear in it.
+BATCH = 16
+BATCH_TRIES = 8
+BATCH_SLICE = 512
+
+#: A template as the loop reads it: prefix, suffix, start, tail, event type, block, keeps "".
+Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
+
+
+class Runs:
+    """Runs and slices of a chunk's frames (mixed into :class:`~llm_rx.wire.base.Decoder`)."""
+
+    # (set by the decoder)
+    finished: bool
+    ignored_frames: int
+    _shortcuts: bool
+
+    def _in_runs(
+        self,
+        frames: list[Any],
+        start: int,
+        prefix: bytes,
+        suffix: bytes,
+        run: Callable[[list[bytes]], bool],
+        others: Callable[[list[Any]], object],
+        holds: Callable[[], bool],
+    ) -> int:
+        """Decode ``frames`` from ``start`` on in runs: each run of frames with ``prefix`` and
+        ``suffix`` in one call of ``run`` (``False``: it did not fit after all, nothing
+        decoded; then its first half is tried, and so on), the frames between runs in one
+        call of ``others``. Stops where ``run`` refuses or, after ``others``, the template no
+        longer ``holds``; returns where it stopped (the frames' end when it did not). Two
+        frames in the middle are looked at first: frames of several templates in turn
+        (parallel tool calls) are not tried."""
+        count = len(frames)
+        middle = (start + count) // 2
+        for sample in frames[middle : middle + 2]:
+            if sample.__class__ is not bytes or not (
+                sample.startswith(prefix) and sample.endswith(suffix)
+            ):
+                return start
+        rest = frames[start:]
+        try:  # one byte per frame: 1 if it has the prefix and the suffix
+            fits = bytes(start) + bytes(map(and_, map(bytes.startswith, rest, repeat(prefix)),
+                                            map(bytes.endswith, rest, repeat(suffix))))
+        except TypeError:  # (an SSEEvent among them)
+            return start
+        position = start
+        while position < count:
+            end = fits.find(0, position)
+            if end < 0:
+                end = count
+            if end > position:
+                if not run(frames[position:end]):
+                    # One frame of the run is not the template's after all (often the last
+                    # one: the reply's end). Halve the run until its first part decodes.
+                    half = (end - position) // 2
+                    if not half or not run(frames[position : position + half]):
+                        return position
+                    position += half
+                    continue
+                position = end
+            end = fits.find(1, position)
+            if end < 0:
+                return position
+            others(frames[position:end])
+            position = end
+            if self.finished:
+                self.ignored_frames += count - position
+                return count
+            if not holds():
+                return position
+        return count
+
+    def _in_slices(
+        self, frames: list[Any], out: list[Event],
+        handle: Callable[[list[Any], list[Event]], None],
+    ) -> bool:
+        """``handle`` a chunk of more than ``BATCH_SLICE`` frames a slice at a time (each
+        with its own batch tries, as if it came in reads of that size): whether it did.
+        Frames after the end are counted, unread. Not with the shortcuts off."""
+        count = len(frames)
+        if count <= BATCH_SLICE or not self._shortcuts:
+            return False
+        for start in range(0, count, BATCH_SLICE):
+            if self.finished:
+                self.ignored_frames += count - start
+                break
+            handle(frames[start : start + BATCH_SLICE], out)
+        return True
+
+
+
+class TemplateFrames(Runs):
+    """The byte-template engine of the SSE payload decoders (mixed into
+    :class:`~llm_rx.wire.base.SSEPayloadDecoder`, which gives ``_data`` and ``_event``).
+
+    A decoder that just decoded a plain delta frame may keep the frame's template with the
+    event it made (``_learn``); a frame that matches a template is that event with another
+    string, decoded in :meth:`_one_by_one`. The last template hit is kept for a decoder whose
+    state follows the frames (``_template_hit``); a decoder whose state changed in a way the
+    templates did not see drops them (``_forget``).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._templates: list[Shortcut] = []
+        self._template_hit: Shortcut | None = None
+        self._learned = 0  # templates learned so far (a new one may make a batch worth it)
+
+    if TYPE_CHECKING:
+        def _data(self, data: bytes, out: list[Event]) -> None: ...
+        def _event(self, event: SSEEvent, out: list[Event]) -> None: ...
+
+    def _learn(
+        self, data: bytes, marker: bytes, value: str, event_type: Any, index: int,
+        keeps_empty: bool,
+    ) -> None:
+        """Keep ``data``'s template (see :class:`ByteTemplate`) as a shortcut to
+        ``event_type(index, string)``; the latest first, a few at most (one per block).
+        Nothing is learned with the shortcuts off."""
+        if not self._shortcuts:
+            return
+        template = ByteTemplate.learn(data, marker, value)
+        if template is None:
+            return
+        shortcut: Shortcut = (template.prefix, template.suffix, template.start, template.tail,
+                               event_type, index, keeps_empty)
+        kept = [s for s in self._templates if s[5] != index or s[4] is not event_type]
+        self._templates = [shortcut, *kept[:7]]
+        self._learned += 1
+
+    def _forget(self) -> None:
+        """The decoder's state changed in a way the shortcuts did not see: drop them."""
+        if self._templates:
+            self._templates = []
+
+    def _frames(self, frames: list[Any], out: list[Event]) -> None:
+        """Decode a chunk's frames (bare ``bytes`` for plain ``message`` events): runs of a
+        template's frames in batches where there are enough frames, the others one by one."""
+        if self._in_slices(frames, out, self._frames):
+            return
+        count = len(frames)
+        tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
+        position = 0
+        while position < count:
+            if tries and count - position >= BATCH and self._batchable():
+                tries -= 1
+                position = self._batch(frames, position, out)
+                if position >= count:
+                    return
+            position = self._one_by_one(frames, position, out, tries > 0)
+
+    def _batchable(self) -> bool:
+        """Whether a template is known that :meth:`_batch` can use."""
+        return bool(self._templates)
+
+    def _batch(self, frames: list[Any], start: int, out: list[Event]) -> int:
+        """Decode the runs of the latest template's frames from ``start`` on at C level (no
+        Python work per frame); the frames between runs go one by one, in order. Returns
+        where the one-by-one loop takes over: the end, or where the template stopped holding
+        (the decoder's state changed, or a run's strings did not parse)."""
+        shortcut = self._templates[0]
+        templates = self._templates
+        return self._in_runs(
+            frames, start, shortcut[0], shortcut[1],
+            lambda run: self._template_run(run, shortcut, out),
+            lambda others: self._one_by_one(others, 0, out, False),
+            lambda: self._templates is templates,  # (a template learned or forgotten)
+        )
+
+    def _template_run(self, frames: list[bytes], shortcut: Shortcut, out: list[Event]) -> bool:
+        """Decode frames with the prefix and suffix of ``shortcut``'s template, if their
+        strings parse: all of them as one JSON array. ``False`` (nothing decoded) if not."""
+        prefix, suffix, _, _, event_type, block, keeps_empty = shortcut
+        if min(map(len, frames)) < len(prefix) + len(suffix):  # (prefix and suffix overlap)
+            return False
+        insides = map(bytes.__getitem__, frames, repeat(slice(len(prefix), -len(suffix))))
+        values = json_strings(insides, len(frames))
+        if values is None:
+            return False
+        if not keeps_empty and "" in values:
+            values = [value for value in values if value]
+        out.extend(map(new_event, repeat(event_type), zip(repeat(block), values)))
+        self._template_hit = shortcut
+        return True
+
+    def _one_by_one(self, frames: list[Any], start: int, out: list[Event], early: bool) -> int:
+        """Decode frames from ``start`` on, each by itself; returns where it stopped: the end,
+        or (if ``early``) just after a frame that gave a new template, while enough frames
+        are left for a batch."""
+        loads = orjson.loads
+        append = out.append
+        templates = self._templates
+        learned = self._learned
+        count = len(frames)
+        frame: Any = None
+        try:
+            for position in range(start, count):
+                frame = frames[position]
+                if frame.__class__ is bytes:
+                    if templates:
+                        data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (padding)
+                        for shortcut in templates:
+                            prefix, suffix, begin, tail, event_type, block, keeps_empty = shortcut
+                            if data.startswith(prefix) and data.endswith(suffix):
+                                try:
+                                    value = loads(data[begin : len(data) - tail])
+                                except orjson.JSONDecodeError:
+                                    value = None
+                                if value.__class__ is str:
+                                    if value or keeps_empty:
+                                        append(new_event(event_type, (block, value)))
+                                    self._template_hit = shortcut
+                                    break
+                        else:
+                            self._data(frame, out)
+                    else:
+                        self._data(frame, out)
+                else:
+                    self._event(frame, out)
+                if self.finished:
+                    self.ignored_frames += count - position - 1
+                    return count
+                templates = self._templates
+                if early and self._learned != learned and count - position > BATCH:
+                    return position + 1
+        except PASS_THROUGH:
+            raise
+        except Exception as error:  # the boundary: any failure is the frame's
+            raise shape_error(error, frame) from error
+        return count
+
