@@ -1,0 +1,69 @@
+"""A block of a reply being assembled from its events (fragments appended, joined when read)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ._history import History, Latest, count_at
+from .events import BlockStart
+from .response import (
+    Block,
+    OpaqueBlock,
+    RefusalBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+
+__all__ = ["Acc"]
+
+
+class Acc:
+    """A block being assembled: fragments appended to a list, joined once when read."""
+
+    __slots__ = ("born", "citation_seqs", "citations", "closed_at", "parts", "seqs",
+                 "signature", "start")
+
+    def __init__(self, start: BlockStart, born: int, history: bool = True) -> None:
+        self.start = start
+        self.born = born
+        self.parts: list[str] = []
+        self.seqs: list[int] = []  # when each part arrived (kept only with history)
+        self.signature: History[str | None] = (History if history else Latest)(None)
+        self.citations: list[Any] = []
+        self.citation_seqs: list[int] = []
+        self.closed_at: int | None = None
+
+    def block(self, seq: int | None = None) -> Block:
+        """The block as it was at ``seq`` (now, for ``None``)."""
+        start = self.start
+        kind = start.kind
+        meta = dict(start.meta) if start.meta else None
+        parts = self.parts
+        count = count_at(self.seqs, len(parts), seq)
+        text = "".join(parts if count == len(parts) else parts[:count])
+        signature = self.signature.at(seq)
+        closed = self.closed_at is not None and (seq is None or self.closed_at <= seq)
+        if kind == "text":
+            citations = self.citations[: count_at(self.citation_seqs, len(self.citations), seq)]
+            return TextBlock(text=text, signature=signature, citations=citations, meta=meta)
+        if kind == "thinking":
+            return ThinkingBlock(text=text, signature=signature, meta=meta)
+        if kind == "redacted_thinking":
+            return ThinkingBlock(text=text, signature=signature, redacted=True, meta=meta)
+        if kind == "tool_call":
+            arguments: Any = None
+            if not text:
+                arguments = {} if closed else None
+            elif closed:
+                try:
+                    arguments = orjson.loads(text)
+                except orjson.JSONDecodeError:
+                    arguments = None
+            return ToolCallBlock(id=start.id, name=start.name, arguments=arguments,
+                                 raw_arguments=text, signature=signature, meta=meta)
+        if kind == "refusal":
+            return RefusalBlock(text=text, meta=meta)
+        return OpaqueBlock(kind=start.name or "opaque", raw=start.raw, meta=meta)
