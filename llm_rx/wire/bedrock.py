@@ -27,8 +27,6 @@ assemble to (``{"toolUse": {..., "input": {...}}}``). Signatures stay on their b
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
 import orjson
@@ -55,111 +53,21 @@ from ..events import (
     ToolArgsDelta,
     UsageUpdate,
 )
-from ..response import StopReason, Usage
+from ._bedrock_blocks import (
+    STOP,
+    Block,
+    Pending,
+    join_base64,
+    unpadded,
+    usage_from_bedrock,
+)
 from ._checks import check_depth, optional_string
-from .base import Decoder, count_of, new_event
+from .base import Decoder, new_event
 from .eventstream import EventStreamDecoder, EventStreamMessage
 from .http import in_band_error
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["BedrockDecoder", "usage_from_bedrock"]
-
-
-_STOP: dict[str, StopReason] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "guardrail_intervened": "content_filter",
-    "content_filtered": "content_filter",
-    "model_context_window_exceeded": "max_tokens",
-}
-_PADDING = "p"
-
-
-
-def usage_from_bedrock(raw: dict[str, Any]) -> Usage:
-    """Canonical usage from a Converse ``usage`` object: ``inputTokens`` excludes the cache
-    reads and writes, so ``input_tokens`` adds them (a total, as everywhere)."""
-    fresh = count_of(raw.get("inputTokens"))
-    read = count_of(raw.get("cacheReadInputTokens"))
-    write = count_of(raw.get("cacheWriteInputTokens"))
-    return Usage(
-        input_tokens=fresh + (read or 0) + (write or 0) if fresh is not None else None,
-        output_tokens=count_of(raw.get("outputTokens")),
-        cache_read_tokens=read,
-        cache_write_tokens=write,
-        native=raw,
-    )
-
-
-def _unpadded(payload: dict[str, Any], *skip: str) -> dict[str, Any]:
-    return {key: value for key, value in payload.items() if key != _PADDING and key not in skip}
-
-
-def _join_base64(parts: list[str]) -> str:
-    """Redacted data sent in several pieces: the base64 of the joined bytes."""
-    try:
-        return base64.b64encode(b"".join(base64.b64decode(part) for part in parts)).decode()
-    except (binascii.Error, ValueError):
-        return "".join(parts)
-
-
-class _Block:
-    """An open content block: its index, kind and (for signatures) the pieces so far."""
-
-    __slots__ = ("index", "kind", "signature")
-
-    def __init__(self, index: int, kind: BlockKind) -> None:
-        self.index = index
-        self.kind = kind
-        self.signature: list[str] = []
-
-
-class _Pending:
-    """A server-tool (opaque) block, emitted whole at its end with its deltas applied."""
-
-    __slots__ = ("body", "index", "inputs", "member")
-
-    def __init__(self, index: int, member: str, body: dict[str, Any]) -> None:
-        self.index = index
-        self.member = member
-        self.body = body
-        self.inputs: list[str] = []
-
-    def apply(self, delta: dict[str, Any]) -> None:
-        body = self.body
-        for key, value in delta.items():
-            if key == "toolUse" and isinstance(value, dict) and isinstance(value.get("input"), str):
-                self.inputs.append(value["input"])
-            elif isinstance(value, list):
-                body.setdefault("content", []).extend(value)
-            elif isinstance(value, dict):
-                for name, item in value.items():
-                    previous = body.get(name)
-                    if isinstance(previous, str) and isinstance(item, str):
-                        body[name] = previous + item
-                    elif isinstance(previous, list) and isinstance(item, list):
-                        body[name] = [*previous, *item]
-                    else:
-                        body[name] = item
-            else:
-                body[key] = value
-
-    def start(self) -> BlockStart:
-        body = self.body
-        if self.member == "toolUse":
-            joined = "".join(self.inputs)
-            if joined:
-                try:
-                    body["input"] = orjson.loads(joined)
-                except orjson.JSONDecodeError:
-                    body["input"] = joined
-            else:
-                body.setdefault("input", {})
-        kind = body.get("type")
-        name = kind if isinstance(kind, str) and kind else self.member
-        return BlockStart(self.index, "opaque", name=name, raw={self.member: body})
 
 
 class BedrockDecoder(Decoder):
@@ -168,11 +76,11 @@ class BedrockDecoder(Decoder):
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__()
         self._frames = EventStreamDecoder(max_frame)
-        self._blocks: dict[int, _Block] = {}  # wire index -> open block
+        self._blocks: dict[int, Block] = {}  # wire index -> open block
         # Where the hot path looks for a text delta's open block: nowhere with the shortcuts
         # off (chosen once here, so the hot path does no more per frame).
         self._hot_blocks = self._blocks if self._shortcuts else {}
-        self._pending: dict[int, _Pending] = {}  # wire index -> open server-tool block
+        self._pending: dict[int, Pending] = {}  # wire index -> open server-tool block
         self._closed: set[int] = set()
         self._next_block = 0
         self._had_tools = False
@@ -236,7 +144,7 @@ class BedrockDecoder(Decoder):
         if handler is None:
             if not self.started:
                 self._start(out)
-            out.append(Opaque(str(name), _unpadded(payload)))
+            out.append(Opaque(str(name), unpadded(payload)))
             return
         if not self.started and name != "messageStart":
             self._start(out)
@@ -276,7 +184,7 @@ class BedrockDecoder(Decoder):
             raise ProtocolError("messageStart while a message is open", raw)
         self._had_start = True
         self._start(out)
-        extra = _unpadded(payload, "role")
+        extra = unpadded(payload, "role")
         if extra:
             out.append(MetadataUpdate(extra))
 
@@ -290,12 +198,12 @@ class BedrockDecoder(Decoder):
         if not self._had_start:
             raise ProtocolError("the reply ended, but its start (messageStart) was not seen: "
                                 "only its tail arrived", raw)
-        extra = _unpadded(payload, "stopReason")
+        extra = unpadded(payload, "stopReason")
         if extra:
             out.append(MetadataUpdate(extra))
         native = payload.get("stopReason")
         if isinstance(native, str) and native:
-            reason = _STOP.get(native, "end_turn")
+            reason = STOP.get(native, "end_turn")
             if reason == "end_turn" and self._had_tools:
                 reason = "tool_use"
             stop = MessageStop(reason, None if reason == native else native, native)
@@ -307,7 +215,7 @@ class BedrockDecoder(Decoder):
             self._finish(out)
 
     def _metadata(self, payload: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        extra = _unpadded(payload, "usage")
+        extra = unpadded(payload, "usage")
         if extra:
             out.append(MetadataUpdate(extra))
         usage = payload.get("usage")
@@ -330,8 +238,8 @@ class BedrockDecoder(Decoder):
             raise ProtocolError(f"{what} without a contentBlockIndex", raw)
         return wire
 
-    def _open(self, wire: int, kind: BlockKind, out: list[Event], **fields: Any) -> _Block:
-        block = self._blocks[wire] = _Block(self._next_block, kind)
+    def _open(self, wire: int, kind: BlockKind, out: list[Event], **fields: Any) -> Block:
+        block = self._blocks[wire] = Block(self._next_block, kind)
         self._next_block += 1
         out.append(BlockStart(block.index, kind, **fields))
         return block
@@ -357,7 +265,7 @@ class BedrockDecoder(Decoder):
                 out.append(ToolArgsDelta(self._blocks[wire].index, orjson.dumps(given).decode()))
             return
         member, body = next(iter(start.items()))
-        self._pending[wire] = _Pending(
+        self._pending[wire] = Pending(
             self._next_block, member, dict(body) if isinstance(body, dict) else {"value": body}
         )
         self._next_block += 1
@@ -396,9 +304,9 @@ class BedrockDecoder(Decoder):
             elif key == "citation":
                 out.append(CitationDelta(self._block(wire, "text", raw, out).index, value))
             else:
-                out.append(Opaque(f"delta.{key}", _unpadded(payload)))
+                out.append(Opaque(f"delta.{key}", unpadded(payload)))
 
-    def _block(self, wire: int, kind: BlockKind, raw: bytes, out: list[Event]) -> _Block:
+    def _block(self, wire: int, kind: BlockKind, raw: bytes, out: list[Event]) -> Block:
         """The open block at ``wire`` (opened as ``kind`` if none); another kind is an error."""
         block = self._blocks.get(wire)
         if block is None:
@@ -426,7 +334,7 @@ class BedrockDecoder(Decoder):
             block.signature.append(redacted)
             parts = block.signature
             out.append(SignatureDelta(block.index, parts[0] if len(parts) == 1
-                                      else _join_base64(parts)))
+                                      else join_base64(parts)))
 
     def _block_stop(self, payload: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         wire = self._wire(payload, raw, "contentBlockStop")

@@ -59,23 +59,32 @@ from ..events import (
     BlockKind,
     BlockStart,
     BlockStop,
-    CitationDelta,
     Event,
-    LogprobsDelta,
     MessageStart,
     MessageStop,
     MetadataUpdate,
     Opaque,
-    RefusalDelta,
     SignatureDelta,
-    TextDelta,
-    ThinkingDelta,
-    ToolArgsDelta,
     UsageUpdate,
 )
-from ..response import StopReason, Usage
-from ._checks import array, check_depth, optional_string, string
-from .base import SSEPayloadDecoder, count_of, new_event
+from ..response import StopReason
+from ._checks import check_depth
+from ._responses_items import (
+    CLIENT_ITEMS,
+    INCOMPLETE,
+    ITEM_STREAMS,
+    MODELLED,
+    PARTS,
+    SNAPSHOT_FIELDS,
+    TOOL_ITEMS,
+    Item,
+    Part,
+    call_fields,
+    error_message,
+    usage_from_responses,
+)
+from ._responses_parts import PartFrames
+from .base import SSEPayloadDecoder
 from .http import in_band_error
 from .sniffing import foreign_frame
 from .sse import SSEEvent
@@ -84,126 +93,14 @@ __all__ = ["OpenAIResponsesDecoder", "usage_from_responses"]
 
 _loads = orjson.loads
 
-# Response fields with a canonical place (the rest are metadata, given back by to_native).
-_SNAPSHOT_FIELDS = frozenset({"id", "model", "output", "usage"})
-# Item fields that are block content or the block's own (the rest are kept in its meta;
-# ``content`` and ``summary`` as empty lists, which stand for their keys).
-_ITEM_CONTENT = frozenset({"id", "encrypted_content", "arguments", "input", "call_id", "name"})
-_TOOL_ITEMS = {"function_call": "arguments", "custom_tool_call": "input"}
-_MODELLED = frozenset({"message", "reasoning", *_TOOL_ITEMS})  # every other item is opaque
-_CLIENT_ITEMS = frozenset(  # items the client acts on: the stop is tool_use
-    {"function_call", "custom_tool_call", "computer_call", "local_shell_call", "shell_call",
-     "apply_patch_call", "mcp_approval_request"}
-)
-_INCOMPLETE: dict[str, StopReason] = {"max_output_tokens": "max_tokens",
-                                      "content_filter": "content_filter"}
-# Text parts: event prefix -> (item type, channel, the frame's part number key, block kind,
-# part type). Each has a ``.delta`` and a ``.done`` (the text whole) event.
-_Spec = tuple[str, str, str, BlockKind, str]
-_PARTS: dict[str, _Spec] = {
-    "response.output_text": ("message", "content", "content_index", "text", "output_text"),
-    "response.refusal": ("message", "content", "content_index", "refusal", "refusal"),
-    "response.reasoning_summary_text": ("reasoning", "summary", "summary_index", "thinking",
-                                        "summary_text"),
-    "response.reasoning_text": ("reasoning", "content", "content_index", "thinking",
-                                "reasoning_text"),
-}
-_TEXT = _PARTS["response.output_text"]
-_DELTAS: dict[str, type[Any]] = {"text": TextDelta, "thinking": ThinkingDelta,
-                                 "refusal": RefusalDelta}
-# Streamed fields of opaque items, applied to one cut before its .done: event -> path.
-_ITEM_STREAMS = {
-    "response.code_interpreter_call_code.delta": ("code",),
-    "response.mcp_call_arguments.delta": ("arguments",),
-    "response.apply_patch_call_operation_diff.delta": ("operation", "diff"),
-}
 
-
-
-def usage_from_responses(raw: dict[str, Any]) -> Usage:
-    """Canonical usage from a Responses usage object (``input_tokens`` already counts the
-    cached ones; ``output_tokens`` the reasoning ones, corrected where a host's does not)."""
-    prompt = count_of(raw.get("input_tokens"))
-    output = count_of(raw.get("output_tokens"))
-    total = count_of(raw.get("total_tokens"))
-    in_details = raw.get("input_tokens_details")
-    out_details = raw.get("output_tokens_details")
-    in_details = in_details if isinstance(in_details, dict) else {}
-    reasoning = (
-        count_of(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else None
-    )
-    if (
-        output is not None and reasoning and prompt is not None and total is not None
-        and prompt + output != total and prompt + output + reasoning == total
-    ):
-        output += reasoning  # a host whose output_tokens excludes reasoning
-    return Usage(
-        input_tokens=prompt,
-        output_tokens=output,
-        cache_read_tokens=count_of(in_details.get("cached_tokens")),
-        cache_write_tokens=count_of(in_details.get("cache_write_tokens")),
-        reasoning_tokens=reasoning,
-        native=raw,
-    )
-
-
-class _Part:
-    """One block of an item: where it is, whether deltas or citations came for it."""
-
-    __slots__ = ("cited", "index", "kind", "open", "streamed")
-
-    def __init__(self, index: int, kind: BlockKind) -> None:
-        self.index = index
-        self.kind = kind
-        self.open = True
-        self.streamed = False
-        self.cited = False
-
-
-class _Item:
-    """One output item: its blocks by part, its reserved position, its state."""
-
-    __slots__ = ("done", "fields", "id", "key", "parts", "pending", "reserved", "streams",
-                 "type")
-
-    def __init__(self, key: Any, item: dict[str, Any], reserved: int) -> None:
-        self.key = key
-        self.type = str(item.get("type"))
-        self.id = item.get("id")
-        self.fields = {
-            key: [] if key in ("content", "summary") else value
-            for key, value in item.items()
-            if key not in _ITEM_CONTENT
-        }
-        self.parts: dict[tuple[str, Any], _Part] = {}
-        self.reserved: int | None = reserved
-        self.done = False
-        # An opaque item as it stands, until its .done gives it whole.
-        self.pending = dict(item) if self.type not in _MODELLED else None
-        self.streams: dict[tuple[str, ...], list[str]] = {}  # its streamed fields' deltas
-
-    def as_it_stands(self) -> dict[str, Any] | None:
-        """The opaque item with the deltas of its streamed fields (joined once, here)."""
-        pending = self.pending
-        if pending is not None:
-            for path, parts in self.streams.items():
-                node = pending
-                for name in path[:-1]:
-                    child = node.get(name)
-                    node[name] = node = dict(child) if isinstance(child, dict) else {}
-                previous = node.get(path[-1])
-                node[path[-1]] = (previous if isinstance(previous, str) else "") + "".join(parts)
-            self.streams = {}
-        return pending
-
-
-class OpenAIResponsesDecoder(SSEPayloadDecoder):
+class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
     provider = "openai-responses"
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
-        self._items: dict[Any, _Item] = {}
-        self._hot: dict[tuple[Any, str, Any], _Part] = {}  # (output, channel, number) -> part
+        self._items: dict[Any, Item] = {}
+        self._hot: dict[tuple[Any, str, Any], Part] = {}  # (output, channel, number) -> part
         self._next_block = 0
         self._snapshot: dict[str, Any] = {}
         self._model: str | None = None
@@ -232,7 +129,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
             "response.failed": self._failed,
             "error": self._error,
         }
-        for prefix in _PARTS:
+        for prefix in PARTS:
             self._handlers.setdefault(prefix + ".delta", self._delta)
             self._handlers[prefix + ".done"] = self._text_done
 
@@ -259,8 +156,8 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         handler = self._handlers.get(kind)
         if handler is not None:
             handler(frame, event.data, out)
-        elif kind in _ITEM_STREAMS:
-            self._item_stream(_ITEM_STREAMS[kind], frame)
+        elif kind in ITEM_STREAMS:
+            self._item_stream(ITEM_STREAMS[kind], frame)
         elif not self._folded(frame):
             out.append(Opaque(kind, frame))
 
@@ -303,7 +200,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         changed = {
             key: value
             for key, value in response.items()
-            if key not in _SNAPSHOT_FIELDS and (key not in snapshot or snapshot[key] != value)
+            if key not in SNAPSHOT_FIELDS and (key not in snapshot or snapshot[key] != value)
         }
         if changed:
             snapshot.update(changed)
@@ -331,7 +228,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
             details = response.get("incomplete_details") if isinstance(response, dict) else None
             reason = details.get("reason") if isinstance(details, dict) else None
             words = reason if isinstance(reason, str) and reason else None
-            out.append(MessageStop(_INCOMPLETE.get(words or "", "max_tokens"), words,
+            out.append(MessageStop(INCOMPLETE.get(words or "", "max_tokens"), words,
                                    "incomplete"))
             return
         stop: StopReason = (
@@ -343,18 +240,18 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         response = frame.get("response")
         self._close_response(response, out, stop=False)
         error = response.get("error") if isinstance(response, dict) else None
-        raise in_band_error(_error_message(error, "the response failed"), raw, error)
+        raise in_band_error(error_message(error, "the response failed"), raw, error)
 
     def _error(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         nested = frame.get("error")
         if isinstance(nested, dict):
-            raise in_band_error(_error_message(nested), raw, nested)
+            raise in_band_error(error_message(nested), raw, nested)
         flat = {**frame, "type": None}
-        raise in_band_error(_error_message(flat), raw, flat)
+        raise in_band_error(error_message(flat), raw, flat)
 
     # -- items -----------------------------------------------------------------------------
 
-    def _reserve(self, item: _Item | None = None) -> int:
+    def _reserve(self, item: Item | None = None) -> int:
         """The item's reserved position (used by its first block), else the next one."""
         if item is not None and item.reserved is not None:
             index, item.reserved = item.reserved, None
@@ -363,13 +260,13 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         self._next_block += 1
         return index
 
-    def _new_item(self, key: Any, body: dict[str, Any]) -> _Item:
-        item = self._items[key] = _Item(key, body, self._reserve())
-        if item.type in _CLIENT_ITEMS:
+    def _new_item(self, key: Any, body: dict[str, Any]) -> Item:
+        item = self._items[key] = Item(key, body, self._reserve())
+        if item.type in CLIENT_ITEMS:
             self._client_items = True
         return item
 
-    def _item(self, frame: dict[str, Any], implied: str, *, delta: bool) -> _Item:
+    def _item(self, frame: dict[str, Any], implied: str, *, delta: bool) -> Item:
         """The item a frame is about; one never announced (a resumed stream) is opened."""
         key = frame.get("output_index")
         if key is None:
@@ -391,8 +288,8 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         if key in self._items:
             raise ProtocolError(f"output item {key} was added twice", raw)
         item = self._new_item(key, body)
-        if item.type in _TOOL_ITEMS:
-            self._open(item, ("args", 0), "tool_call", out, **_call_fields(body))
+        if item.type in TOOL_ITEMS:
+            self._open(item, ("args", 0), "tool_call", out, **call_fields(body))
 
     def _item_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         body = frame.get("item")
@@ -410,11 +307,11 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
                     self._part_whole(item, ("content", number), part, out, close=True)
         elif kind == "reasoning":
             self._reasoning_done(item, body, out)
-        elif kind in _TOOL_ITEMS:
+        elif kind in TOOL_ITEMS:
             args = item.parts.get(("args", 0)) or self._open(
-                item, ("args", 0), "tool_call", out, **_call_fields(body)
+                item, ("args", 0), "tool_call", out, **call_fields(body)
             )
-            self._args_whole(args, body.get(_TOOL_ITEMS[kind]), out)
+            self._args_whole(args, body.get(TOOL_ITEMS[kind]), out)
         else:
             item.pending = None
             index = self._reserve(item)
@@ -422,7 +319,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
             out.append(BlockStop(index))
         self._close_all(item, out)
 
-    def _reasoning_done(self, item: _Item, body: dict[str, Any], out: list[Event]) -> None:
+    def _reasoning_done(self, item: Item, body: dict[str, Any], out: list[Event]) -> None:
         for channel in ("summary", "content"):
             for number, part in enumerate(body.get(channel) or ()):
                 if isinstance(part, dict):
@@ -435,7 +332,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
             first = min(part.index for part in item.parts.values())
             out.append(SignatureDelta(first, signature))
 
-    def _close_all(self, item: _Item, out: list[Event]) -> None:
+    def _close_all(self, item: Item, out: list[Event]) -> None:
         for part in item.parts.values():
             if part.open:
                 part.open = False
@@ -457,7 +354,7 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         carries the outcome)."""
         key = frame.get("output_index", frame.get("item_id"))
         item = self._items.get(key) if key is not None else None
-        return item is not None and item.type not in _MODELLED
+        return item is not None and item.type not in MODELLED
 
     def _item_stream(self, path: tuple[str, ...], frame: dict[str, Any]) -> None:
         key = frame.get("output_index", frame.get("item_id"))
@@ -466,168 +363,3 @@ class OpenAIResponsesDecoder(SSEPayloadDecoder):
         if item is None or item.pending is None or not isinstance(value, str):
             return
         item.streams.setdefault(path, []).append(value)  # (joined once: ``as_it_stands``)
-
-    # -- parts -----------------------------------------------------------------------------
-
-    def _open(self, item: _Item, key: tuple[str, Any], kind: BlockKind, out: list[Event],
-              part: dict[str, Any] | None = None, **fields: Any) -> _Part:
-        meta: dict[str, Any] = {"item_id": item.id, "item": item.fields}
-        if part is not None:  # the part's own fields (its lists stand for their keys)
-            meta["part"] = {
-                k: [] if k in ("annotations", "logprobs") else v
-                for k, v in part.items()
-                if k not in ("text", "refusal")
-            }
-        if kind in ("thinking", "redacted_thinking"):
-            meta["channel"] = key[0]
-        elif kind == "refusal":
-            self._refusal = True
-        opened = item.parts[key] = self._hot[(item.key, *key)] = _Part(self._reserve(item), kind)
-        out.append(BlockStart(opened.index, kind, meta=meta, **fields))
-        return opened
-
-    def _part(self, frame: dict[str, Any], spec: _Spec, out: list[Event]) -> _Part:
-        """The open part a delta is for (opened if never announced)."""
-        implied, channel, number_key, kind, _ = spec
-        item = self._item(frame, implied, delta=True)
-        key = (channel, frame.get(number_key, 0))
-        part = item.parts.get(key)
-        if part is None:
-            part = self._open(item, key, kind, out)
-        elif not part.open:
-            raise ProtocolError(
-                f"a delta for part {key[1]} of output item {item.id}, which already ended",
-                orjson.dumps(frame),
-            )
-        return part
-
-    def _text_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        part = self._hot.get((frame.get("output_index"), "content", frame.get("content_index")))
-        if part is None or not part.open:
-            part = self._part(frame, _TEXT, out)
-        part.streamed = True
-        out.append(new_event(TextDelta, (part.index, string(frame.get("delta", ""), "delta"))))
-        logprobs = frame.get("logprobs")
-        if logprobs:
-            out.append(LogprobsDelta(0, "content", tuple(array(logprobs, "logprobs"))))
-
-    def _delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        spec = _PARTS[frame["type"].rpartition(".")[0]]
-        part = self._hot.get((frame.get("output_index"), spec[1], frame.get(spec[2])))
-        if part is None or not part.open:
-            part = self._part(frame, spec, out)
-        part.streamed = True
-        out.append(new_event(_DELTAS[part.kind], (part.index, string(frame.get("delta", ""),
-                                                                     "delta"))))
-
-    def _args_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        part = self._hot.get((frame.get("output_index"), "args", 0))
-        if part is None or not part.open:
-            implied = "custom_tool_call" if "custom" in frame["type"] else "function_call"
-            part = self._part(frame, (implied, "args", "", "tool_call", ""), out)
-        part.streamed = True
-        fragment = frame.get("delta")
-        if fragment.__class__ is str and fragment:
-            out.append(new_event(ToolArgsDelta, (part.index, fragment)))
-
-    def _args_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        implied = "custom_tool_call" if "custom" in frame["type"] else "function_call"
-        item = self._item(frame, implied, delta=False)
-        part = item.parts.get(("args", 0)) or self._open(item, ("args", 0), "tool_call", out)
-        self._args_whole(part, frame.get("arguments", frame.get("input")), out)
-
-    def _args_whole(self, part: _Part, value: Any, out: list[Event]) -> None:
-        """Arguments given whole: they count only where no delta brought them."""
-        if part.open and not part.streamed and isinstance(value, str) and value:
-            part.streamed = True
-            out.append(ToolArgsDelta(part.index, value))
-
-    def _annotation(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        part = self._part(frame, _TEXT, out)
-        part.cited = True
-        out.append(CitationDelta(part.index, frame.get("annotation")))
-
-    def _text_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        implied, channel, number_key, _, part_type = _PARTS[frame["type"].rpartition(".")[0]]
-        item = self._item(frame, implied, delta=False)
-        body = {"type": part_type, "text": frame.get("text", frame.get("refusal")),
-                "logprobs": frame.get("logprobs")}
-        # The part ends with its content_part.done (a reasoning part: with its item).
-        self._part_whole(item, (channel, frame.get(number_key, 0)), body, out, close=False)
-
-    def _part_key(self, frame: dict[str, Any]) -> tuple[str, str, Any]:
-        if frame["type"].startswith("response.reasoning_summary_part."):
-            return "reasoning", "summary", frame.get("summary_index", 0)
-        return "message", "content", frame.get("content_index", 0)
-
-    def _part_added(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        implied, channel, number = self._part_key(frame)
-        item = self._item(frame, implied, delta=True)
-        body = frame.get("part")
-        if (channel, number) not in item.parts and isinstance(body, dict):
-            self._open_part(item, (channel, number), body, out)
-
-    def _part_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        implied, channel, number = self._part_key(frame)
-        item = self._item(frame, implied, delta=False)
-        body = frame.get("part")
-        if isinstance(body, dict):
-            close = item.type != "reasoning"  # the signature comes with the item's end
-            self._part_whole(item, (channel, number), body, out, close=close)
-
-    def _open_part(self, item: _Item, key: tuple[str, Any], body: dict[str, Any],
-                   out: list[Event]) -> _Part | None:
-        kind = body.get("type")
-        if kind == "refusal":
-            return self._open(item, key, "refusal", out, part=body)
-        if kind in ("output_text", "summary_text", "reasoning_text", None):
-            block: BlockKind = "thinking" if item.type == "reasoning" else "text"
-            return self._open(item, key, block, out, part=body)
-        return None  # a part type nobody models: given whole at its .done
-
-    def _part_whole(self, item: _Item, key: tuple[str, Any], body: dict[str, Any],
-                    out: list[Event], *, close: bool) -> None:
-        """A part given whole (a ``.done``): its text and citations count only where no delta
-        brought them."""
-        part = item.parts.get(key) or self._open_part(item, key, body, out)
-        if part is None:  # a part type nobody models, verbatim
-            part = item.parts[key] = _Part(self._reserve(item), "opaque")
-            part.open = False
-            meta = {"item_id": item.id, "item": item.fields, "channel": key[0]}
-            out.append(BlockStart(part.index, "opaque", name=str(body.get("type")), raw=body,
-                                  meta=meta))
-            out.append(BlockStop(part.index))
-            return
-        if not part.open:
-            return
-        text = body.get("text", body.get("refusal"))
-        if not part.streamed and isinstance(text, str) and text:
-            part.streamed = True
-            out.append(_DELTAS[part.kind](part.index, text))
-            logprobs = body.get("logprobs")
-            if logprobs and part.kind == "text":
-                out.append(LogprobsDelta(0, "content", tuple(array(logprobs, "logprobs"))))
-        annotations = body.get("annotations")
-        if not part.cited and annotations:
-            part.cited = True
-            for annotation in array(annotations, "annotations"):
-                out.append(CitationDelta(part.index, annotation))
-        if close:
-            part.open = False
-            out.append(BlockStop(part.index))
-
-
-def _call_fields(body: dict[str, Any]) -> dict[str, Any]:
-    """A tool call item's id and name, checked (strings or absent)."""
-    return {"id": optional_string(body.get("call_id"), "a tool call's call_id"),
-            "name": optional_string(body.get("name"), "a tool call's name")}
-
-
-def _error_message(error: Any, default: str = "the provider reported an error") -> str:
-    if not isinstance(error, dict):
-        return default
-    code = error.get("code") or error.get("type")
-    message = error.get("message")
-    if code and message:
-        return f"{code}: {message}"
-    return str(message or code or default)
