@@ -13,8 +13,9 @@ and a decoder declares its frames to them:
   slices.
 - :mod:`.layouts`: the key layouts :class:`~llm_rx.wire.changed.ChangedFields` shares between
   streams.
-- :mod:`.shapes`: the shape of the last plain chunk a decoder declares (its keys, the values
-  that must stay the same, the one delta that varies), matched with a handful of lookups.
+- the shape of the last plain chunk a decoder learnt (its keys, the values that must stay
+  the same, the one delta that varies), read with a handful of lookups: for now in the OpenAI
+  chat and Gemini decoders' own modules.
 
 Elsewhere, behind the same switch: the framers' whole-read splits (``sse``, ``ndjson``,
 ``json_array``), a whole body handed over in one read decoded as a connection's reads of
