@@ -8,7 +8,7 @@ from typing import Any
 
 from ._blocks import Acc
 from ._history import History, count_at
-from .errors import IncompleteStreamError, LlmRxError, WireFormatError
+from .errors import IncompleteStreamError, LlmRxError, ProviderError, WireFormatError
 from .events import ChoiceEnd, MessageStart, MessageStop
 from .response import Block, Choice, ErrorInfo, Response, StopReason, Usage
 
@@ -92,7 +92,8 @@ class Reading:
         details = native_stop = info = None
         if failure is not None:
             stop_reason = "interrupted" if failure.kind in ("incomplete", "cancelled") else "error"
-            info = ErrorInfo(kind=failure.kind, message=failure.message, raw=failure.raw)
+            info = ErrorInfo(kind=failure.kind, message=failure.message, raw=failure.raw,
+                             retryable=isinstance(failure, ProviderError) and failure.retryable)
         elif stop is not None:
             stop_reason, details, native_stop = stop.stop_reason, stop.details, stop.native
         choice_ends = self._ends_at(seq)

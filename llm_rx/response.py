@@ -244,13 +244,18 @@ class Choice(BaseModel):
 class ErrorInfo(BaseModel):
     """Why a reply did not finish, on ``Response.error``: the error's ``kind`` (the
     [`LlmRxError`][llm_rx.LlmRxError] subclass's, e.g. ``incomplete`` or ``provider``), its
-    ``message``, and ``raw``, the offending frame when there was one."""
+    ``message``, ``raw``, the offending frame when there was one, and ``retryable``: whether
+    the provider said the same request may succeed later (an HTTP 429, 408, 409 or 5xx, an
+    overloaded or rate-limited provider, in its status or in its in-band error frame).
+    ``retryable`` is ``False`` when the wire did not say so (a cut stream, a malformed frame);
+    JSON written before the field existed reads as ``False``."""
 
     model_config = _FROZEN
 
     kind: ErrorKind
     message: str
     raw: str | None = None
+    retryable: bool = False
 
 
 # ``response.model_dump(exclude=WITHOUT_NATIVE)``: the canonical JSON without any ``native``

@@ -21,6 +21,7 @@ from .._reassemble import reassemble_with
 from ..errors import ProviderError, WireFormatError
 from ..response import Response
 from ..wire.base import shape_error
+from ..wire.http import in_band_error
 from ..wire.providers import ProviderId, provider_id
 from ..wire.registry import DECODERS
 from ..wire.restream import RESTREAMERS, nonstream_provider, restream
@@ -91,11 +92,13 @@ def _provider_error(body: dict[str, Any], raw: bytes | None) -> ProviderError:
     error = body.get("error")
     fields = error if isinstance(error, dict) else {"message": error}
     message = fields.get("message")
-    kind = fields.get("type") or fields.get("status")
+    error_type = fields.get("type") or fields.get("status")
     code = fields.get("code")
+    told = in_band_error("", None, error if isinstance(error, (dict, str)) else {})
     return ProviderError(
         str(message) if message is not None else "the provider reported an error",
         raw if raw is not None else orjson.dumps(body),
-        error_type=kind if isinstance(kind, str) else None,
+        error_type=error_type if isinstance(error_type, str) else None,
         code=str(code) if code is not None else None,
+        retryable=told.retryable,
     )

@@ -117,11 +117,23 @@ def in_band_error(message: str, raw: str | bytes | None, error: object) -> Provi
     fields = _fields_of({"error": error}) if isinstance(error, (dict, str)) else {}
     if isinstance(error, str) and error.endswith("Exception"):  # (Bedrock's exception name)
         fields = {"type": error}
-    error_type = fields.get("type")
+    error_type, code = fields.get("type"), fields.get("code")
     return ProviderError(
-        message, raw, error_type=error_type, code=fields.get("code"),
-        retryable=error_type in _RETRYABLE_TYPES,
+        message, raw, error_type=error_type, code=code,
+        retryable=error_type in _RETRYABLE_TYPES or _retryable_code(code),
     )
+
+
+def _retryable_code(code: str | None) -> bool:
+    """An in-band error's ``code`` that says what a retryable HTTP status would: the status
+    itself (OpenAI's and Gemini's ``{"code": 429}``, ``503``) or a retryable error name
+    (Responses' ``response.failed`` gives ``{"code": "server_error"}`` with no type)."""
+    if code is None:
+        return False
+    if code.isdigit():
+        status = int(code)
+        return status in _RETRYABLE_STATUSES or 500 <= status < 600
+    return code in _RETRYABLE_TYPES
 
 
 def _error_fields(body: bytes) -> dict[str, str]:
