@@ -14,7 +14,7 @@ Installed with llm-rx (entry point ``pytest11``), it gives two session-scoped fi
         def test_reply(llm_rx_server):
             client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="test")
             stream = client.chat.completions.create(
-                model="openai-chat-text-basic", messages=[], stream=True)
+                model="openai__chat-text-basic", messages=[], stream=True)
 
     (anthropic: ``base_url=url``; google-genai: ``http_options={"base_url": url}``; ollama:
     ``Client(host=url)``; boto3: ``endpoint_url=url``.)

@@ -14,7 +14,7 @@ from openai.types.chat import ChatCompletion
 
 import llm_rx
 from llm_rx.cli import main
-from llm_rx.data import DEMO_CAPTURES
+from llm_rx.data import DEMO_CAPTURES, capture_path
 
 from .captures import capture
 
@@ -172,3 +172,11 @@ def test_cli_convert_needs_a_target() -> None:
     result = run("convert", str(capture("openai/chat-text-basic.sse").path))
     assert result.returncode == 2
     assert "--to" in result.stderr
+
+
+def test_bundled_captures_by_their_path_and_by_the_old_flat_name() -> None:
+    assert all(capture_path(name).is_file() for name in DEMO_CAPTURES)
+    assert capture_path("anthropic-thinking-signature.sse") == capture_path(
+        "anthropic/thinking-signature.sse"
+    )
+    assert not capture_path("no-such-capture.sse").exists()

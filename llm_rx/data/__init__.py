@@ -1,4 +1,10 @@
-"""Real recorded provider streams bundled for ``llm-rx demo`` (provenance in PROVENANCE.tsv)."""
+"""Real recorded provider streams bundled for ``llm-rx demo`` and ``llm-rx serve``
+(provenance in PROVENANCE.tsv).
+
+They are laid out as the project's captures are, ``PROVIDER/NAME.EXT``, so a bundled capture
+has the id the same file has anywhere else (``anthropic/thinking-signature.sse`` is
+``anthropic__thinking-signature``).
+"""
 
 from __future__ import annotations
 
@@ -9,15 +15,19 @@ __all__ = ["DEMO_CAPTURES", "bundled_folder", "capture_path"]
 
 #: The bundled captures, in the order the demo plays them.
 DEMO_CAPTURES = (
-    "anthropic-thinking-signature.sse",
-    "openai-chat-parallel-tool-calls.sse",
-    "openai-chat-text-basic.sse",
+    "anthropic/thinking-signature.sse",
+    "openai/chat-parallel-tool-calls.sse",
+    "openai/chat-text-basic.sse",
 )
 
 
 def capture_path(name: str) -> Path:
-    """The file of a bundled capture."""
-    return Path(str(resources.files(__package__).joinpath(name)))
+    """The file of a bundled capture: ``anthropic/thinking-signature.sse`` (the flat name
+    of earlier versions, ``anthropic-thinking-signature.sse``, still finds it)."""
+    path = bundled_folder().joinpath(name)
+    if not path.exists() and "/" not in name and "-" in name:
+        path = bundled_folder().joinpath(name.replace("-", "/", 1))
+    return path
 
 
 def bundled_folder() -> Path:

@@ -16,7 +16,7 @@ import llm_rx
 from llm_rx import operators as lxo
 from llm_rx.data import bundled_folder
 from llm_rx.serve import CaptureIndex, EmulatorThread
-from tests.captures import CAPTURES, Capture, capture
+from tests.captures import CAPTURES, HERE, Capture, capture
 
 from .replies import model_of, params
 
@@ -192,9 +192,9 @@ def test_serve_non_stream_responses_validates_as_response(llm_rx_server: Emulato
 
 def test_serve_bundled_captures_by_default() -> None:
     with EmulatorThread() as server:
-        assert "openai-chat-text-basic" in server.captures
+        assert "openai__chat-text-basic" in server.captures
         reply = httpx.post(f"{server.url}/v1/chat/completions",
-                           json={"model": "openai-chat-text-basic", "stream": True})
+                           json={"model": "openai__chat-text-basic", "stream": True})
     assert llm_rx.reassemble(reply.content).complete
 
 
@@ -212,5 +212,12 @@ def test_serve_bundled_captures_cover_every_provider_with_provenance() -> None:
     index = CaptureIndex.load([bundled_folder()])
     assert {cap.provider for cap in index} == set(llm_rx.PROVIDERS)
     provenance = (bundled_folder() / "PROVENANCE.tsv").read_text().splitlines()[1:]
-    recorded = {line.split("\t", 1)[0].replace("/", "-") for line in provenance}
-    assert {cap.path.name for cap in index} == recorded
+    recorded = {line.split("\t", 1)[0] for line in provenance}
+    assert {cap.path.relative_to(bundled_folder()).as_posix() for cap in index} == recorded
+
+
+def test_serve_bundled_captures_have_the_ids_of_the_same_files_elsewhere() -> None:
+    bundled = {cap.id: cap.data for cap in CaptureIndex.load([bundled_folder()])}
+    shared = {cap.id: cap.data for cap in CaptureIndex.load([HERE])}
+    assert "anthropic__thinking-signature" in bundled
+    assert {name: shared.get(name) for name in bundled} == bundled  # same id, same bytes

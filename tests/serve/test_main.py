@@ -76,7 +76,7 @@ def test_serve_process_with_no_path_serves_the_bundled_captures() -> None:
     with serving() as (process, first):
         url = first.rsplit(" ", 1)[1].strip()
         reply = httpx.post(f"{url}/v1/chat/completions",
-                           json={"model": "openai-chat-parallel-tool-calls", "stream": True},
+                           json={"model": "openai__chat-parallel-tool-calls", "stream": True},
                            timeout=30)
         assert llm_rx.reassemble(reply.content).stop_reason == "tool_use"
         process.terminate()

@@ -132,7 +132,7 @@ def test_notebook_quickstart_display_updated_repeatedly_and_ends_with_the_full_t
     kinds = [kind for kind, _, _ in frames]
     assert kinds[0] == "display_data"
     assert kinds.count("update_display_data") >= 3  # live: updated while it streamed
-    expected = llm_rx.reassemble(capture_path("anthropic-thinking-signature.sse"))
+    expected = llm_rx.reassemble(capture_path("anthropic/thinking-signature.sse"))
     final = _markdown(frames[-1])
     assert expected.text in final  # the last frame: the whole answer
     assert "<details><summary>Thinking (202 characters)</summary>" in final
