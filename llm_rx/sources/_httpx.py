@@ -19,6 +19,7 @@ from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import CurrentThreadScheduler
 
 from ..events import Event
+from ..wire import fast
 from ..wire.http import ERROR_BODY_LIMIT, http_error, provider_from_http
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
@@ -143,7 +144,7 @@ class _HttpxSource(EventSource):
             if reading.stopped():
                 return
             provider = self._provider or _provider(response)
-            chunks = iter(response.iter_bytes())
+            chunks = iter(_body_reads(response, "iter_raw", "iter_bytes"))
             if response.status_code >= 400:
                 raise http_error(
                     response.status_code, _head(chunks), response.headers, provider
@@ -171,7 +172,7 @@ class _HttpxSource(EventSource):
             chunks: AsyncIterator[bytes] | None = None
             try:
                 provider = self._provider or _provider(response)
-                chunks = response.aiter_bytes().__aiter__()
+                chunks = _body_reads(response, "aiter_raw", "aiter_bytes").__aiter__()
                 if response.status_code >= 400:
                     body = await _ahead(chunks, self._idle_timeout, ERROR_BODY_LIMIT)
                     raise http_error(response.status_code, body, response.headers, provider)
@@ -211,6 +212,16 @@ def _check(response: object) -> None:
             "(client.send(request, stream=True), or client.stream(...) entered), or a "
             f"callable returning one; got {type(response).__name__}"
         )
+
+
+def _body_reads(response: Any, raw: str, decoded: str) -> Any:
+    """The body's reads: as they came (``iter_raw`` / ``aiter_raw``, one generator and a
+    content decoder less per read) where that is what ``iter_bytes`` gives, a body with no
+    ``Content-Encoding`` (or ``identity``); else decoded (a compressed body). The shortcut
+    obeys ``fast_paths(False)``."""
+    encoding = (response.headers.get("content-encoding") or "identity").strip().lower()
+    as_came = fast.enabled and encoding == "identity" and hasattr(response, raw)
+    return getattr(response, raw if as_came else decoded)()
 
 
 def _provider(response: Any) -> ProviderName | None:
