@@ -74,12 +74,15 @@ def footer_text(
 
 def thinking_title(block: ThinkingBlock, streaming: bool) -> str:
     """``"thinking (202 characters)"``; ``"thinking…"`` before any text arrived; a redacted
-    block (its text sent only encrypted) says so, with the size of its data."""
+    block (its text sent only encrypted) says so, with the size of its data, and one that
+    ended with no text (only its signature) says that no text was sent."""
     if block.redacted:
         size = len(block.signature or "")
         return f"thinking (redacted: {size:,} bytes of encrypted data)"
     if streaming:
         return f"thinking… ({len(block.text):,} characters)" if block.text else "thinking…"
+    if not block.text:  # (a provider that signs its thinking without sending the text)
+        return "thinking (no text sent)"
     return f"thinking ({len(block.text):,} characters)"
 
 

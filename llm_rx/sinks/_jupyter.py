@@ -182,8 +182,7 @@ def render_frame(
         elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, collapsed)
             title, details = server_tool_lines(block)
             body = "\n".join(f"> {html.escape(line, quote=False)}  " for line in details)
-            markdown.append(f"<details><summary>⚙ {html.escape(title)}</summary>\n\n{body}"
-                            "\n\n</details>")
+            markdown.append(_collapsed(f"⚙ {html.escape(title)}", body))
             plain.append(f"[{title}]")
     if sources:
         markdown.append(_sources_markdown(sources))
@@ -203,7 +202,15 @@ def render_frame(
 def _thinking_markdown(block: ThinkingBlock, thinking: bool) -> str:
     """Collapsed: a ``<details>`` whose summary says how much, the text quoted inside."""
     summary = thinking_title(block, thinking).capitalize()
-    body = _quote(html.escape(block.text, quote=False)) if block.text else ""
+    text = block.text.strip("\n")
+    return _collapsed(summary, _quote(html.escape(text, quote=False)) if text.strip() else "")
+
+
+def _collapsed(summary: str, body: str) -> str:
+    """A ``<details>`` that opens on ``body``; with nothing to open, the summary alone (a
+    disclosure triangle that opens on nothing looks broken)."""
+    if not body:
+        return f"<p>{summary}</p>"
     return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
 
 

@@ -51,15 +51,33 @@ def test_footer_breaks_between_parts_never_inside_one() -> None:
 
 def test_render_frame_redacted_thinking_says_so_with_its_size() -> None:
     frame = render_frame(llm_rx.reassemble(capture("anthropic/redacted-thinking.sse").data), True)
-    assert "<summary>Thinking (redacted: 744 bytes of encrypted data)</summary>" in frame.markdown
+    # (a line, not a <details> that opens on nothing: the encrypted data is not shown)
+    assert "<p>Thinking (redacted: 744 bytes of encrypted data)</p>" in frame.markdown
+    assert "<details>" not in frame.markdown
     assert "[thinking (redacted: 296 bytes of encrypted data)]" in frame.plain
 
 
 def test_render_frame_thinking_before_any_text_arrived_has_no_count() -> None:
     response = _partial("anthropic/thinking-signature.sse", 3)  # message_start, block start
     frame = render_frame(response, final=False)
-    assert "<summary>Thinking…</summary>" in frame.markdown
+    assert "<p>Thinking…</p>" in frame.markdown
     assert "characters" not in frame.markdown
+
+
+def test_render_frame_signed_thinking_without_text_says_no_text_was_sent() -> None:
+    response = llm_rx.reassemble(capture("anthropic/advisor-tool.sse").data)
+    (thinking,) = [block for block in response.content if block.type == "thinking"]
+    assert thinking.signature and not thinking.text and not thinking.redacted
+    frame = render_frame(response, True)
+    assert "<p>Thinking (no text sent)</p>" in frame.markdown
+    assert "0 characters" not in frame.markdown
+    assert "[thinking (no text sent)]" in frame.plain
+
+
+def test_render_frame_thinking_quote_has_no_trailing_empty_lines() -> None:
+    frame = render_frame(llm_rx.reassemble(capture("gemini/json-array-function-call.json").data),
+                         True)
+    assert "It's a quick plan.\n\n</details>" in frame.markdown
 
 
 def test_render_frame_tool_call_without_arguments_shows_an_empty_object() -> None:

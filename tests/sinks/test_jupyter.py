@@ -262,8 +262,8 @@ def test_jupyter_display_source_shows_the_cited_snippet() -> None:
 def test_jupyter_display_server_tools_show_what_ran() -> None:
     handle, _ = _show("anthropic/code-execution-bash.sse")
     final = handle.markdown
-    assert ('<details><summary>⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255'
-            '&quot; | bc -l</summary>') in final
+    assert ('<p>⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255'
+            '&quot; | bc -l</p>') in final  # (nothing more to show: a line, not collapsed)
     assert ("<summary>⚙ bash_code_execution: exit code 0</summary>\n\n"
             "> -428330955.97745") in final
     assert "`[server_tool_use]`" not in final
