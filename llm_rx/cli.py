@@ -80,16 +80,27 @@ def _shown(value: object) -> str:
     return ABSENT if value is None else str(value)
 
 
+#: The summary under a reply fits a terminal of 100 columns (like the display's footer).
+SUMMARY_WIDTH = 100
+
+
 def _summary(response: Response, out: TextIO) -> None:
     """One line under a reply: whose, which model, how it ended, and the token counts."""
     usage = response.usage
     state = "complete" if response.complete else f"INCOMPLETE ({_why(response)})"
-    out.write(
-        f"-- {response.provider} · model {_shown(response.model)} · stop "
-        f"{_shown(response.stop_reason)} · {state} · tokens: input {_shown(usage.input_tokens)}"
-        f", output {_shown(usage.output_tokens)}, reasoning {_shown(usage.reasoning_tokens)}, "
-        f"cache read {_shown(usage.cache_read_tokens)}\n"
-    )
+    parts = [
+        f"-- {response.provider}", f"model {_shown(response.model)}",
+        f"stop {_shown(response.stop_reason)}", state,
+        f"tokens: input {_shown(usage.input_tokens)}, output {_shown(usage.output_tokens)}, "
+        f"reasoning {_shown(usage.reasoning_tokens)}, cache read {_shown(usage.cache_read_tokens)}",
+    ]
+    lines: list[str] = []  # (broken between its parts to 100 columns, never inside one)
+    for part in parts:
+        if lines and len(lines[-1]) + 3 + len(part) <= SUMMARY_WIDTH:
+            lines[-1] += " · " + part
+        else:
+            lines.append(part if not lines else "   " + part)
+    out.write("\n".join(lines) + "\n")
 
 
 def _why(response: Response) -> str:

@@ -33,10 +33,15 @@ def test_cli_demo_runs_without_a_terminal_and_ends_each_reply_with_one_line() ->
     assert '"stop_reason"' not in result.stdout  # no JSON unless asked for
     replies = result.stdout.split("\n=== replaying ")[1:]
     assert len(replies) == len(DEMO_CAPTURES)
-    for reply in replies:  # each ends with its one-line summary
-        last = reply.rstrip("\n").split("\n")[-1]
-        assert last.startswith("-- ")
-        assert " · complete · tokens: input " in last
+    for reply in replies:  # each ends with its summary, broken between parts to 100 columns
+        _, marker, summary = reply.rstrip("\n").rpartition("\n-- ")
+        assert marker
+        lines = ("-- " + summary).split("\n")
+        assert len(lines) <= 2
+        assert all(len(line) <= 100 for line in lines)
+        assert all(line.startswith("   ") for line in lines[1:])
+        assert " · complete" in lines[0]
+        assert "tokens: input " in lines[-1]
     assert result.stdout.endswith("\n")
 
 
