@@ -112,20 +112,24 @@ def render_reply(
     return Group(*parts)
 
 
-def _sources(sources: list[Source]) -> Text:
-    """A numbered list under the answer: title, URL, the cited snippet (dim)."""
-    text = Text("Sources", style="bold")
+def _sources(sources: list[Source]) -> Group:
+    """A numbered list under the answer: title, URL, the cited snippet (dim). The URL is a
+    link (OSC 8) where the terminal has them: one wider than the console, folded onto the
+    next lines, stays one link to the whole URL."""
+    parts: list[RenderableType] = [Text("Sources", style="bold")]
     for source in sources:
-        text.append(f"\n[{source.number}] ", style="bold")
-        if source.title is not None:
-            text.append(source.title)
-        if source.url is not None:
-            text.append("\n    " if source.title is not None else "")
-            text.append(source.url, style="underline blue")
+        number = (f"[{source.number}] ", "bold")
+        url = None if source.url is None else (source.url, f"underline blue link {source.url}")
+        if source.title is None:  # (the URL alone, once)
+            parts.append(Text.assemble(number, *filter(None, [url]), overflow="fold"))
+        else:
+            parts.append(Text.assemble(number, source.title))
+            if url is not None:
+                parts.append(Text.assemble("    ", url, overflow="fold"))
         snippet = snippet_text(source)
         if snippet:
-            text.append(f"\n    “{snippet}”", style="dim")
-    return text
+            parts.append(Text(f"    “{snippet}”", style="dim"))
+    return Group(*parts)
 
 
 class _Footer:

@@ -67,7 +67,9 @@ def test_render_frame_thinking_before_any_text_arrived_has_no_count() -> None:
 def test_render_frame_signed_thinking_without_text_says_no_text_was_sent() -> None:
     response = llm_rx.reassemble(capture("anthropic/advisor-tool.sse").data)
     (thinking,) = [block for block in response.content if block.type == "thinking"]
-    assert thinking.signature and not thinking.text and not thinking.redacted
+    assert thinking.signature
+    assert not thinking.text
+    assert not thinking.redacted
     frame = render_frame(response, True)
     assert "<p>Thinking (no text sent)</p>" in frame.markdown
     assert "0 characters" not in frame.markdown
