@@ -6,6 +6,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from ..builder import Snapshot
@@ -119,7 +120,8 @@ def _sources(sources: list[Source]) -> Group:
     parts: list[RenderableType] = [Text("Sources", style="bold")]
     for source in sources:
         number = (f"[{source.number}] ", "bold")
-        url = None if source.url is None else (source.url, f"underline blue link {source.url}")
+        url = None if source.url is None else (  # (a Style: a URL may hold spaces)
+            source.url, Style(color="blue", underline=True, link=source.url))
         if source.title is None:  # (the URL alone, once)
             parts.append(Text.assemble(number, *filter(None, [url]), overflow="fold"))
         else:

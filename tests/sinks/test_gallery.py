@@ -20,6 +20,7 @@ from rich.console import Console
 
 import llm_rx
 from llm_rx.sinks._rich import render_reply
+from llm_rx.wire import citations
 
 from ..captures import capture
 from .test_notebooks import NOTEBOOKS, ROOT, FrameCountingClient, Run
@@ -32,22 +33,23 @@ CASES: dict[str, list[str]] = {
         "<details><summary>Thinking (236 characters)</summary>",
         "**Tool call** `pelican_name_generator`\n```json\n{}\n```"],
     "anthropic/web-search-citations.sse": [
-        "⚙ web_search: top world news today", "⚙ web_search_tool_result: 10 results"],
+        "⚙ web_search: top world news today", "⚙ web_search: 10 results"],
     "openai/responses-annotations-raw.sse": [
-        "⚙ web_search_call: tallest mountain in Alberta highest peak Alberta Mount Columbia"],
+        "⚙ web_search: tallest mountain in Alberta highest peak Alberta Mount Columbia"],
     "gemini/sse-google-search-grounding.sse": ["stop: end_turn"],
     "anthropic/code-execution-bash.sse": [
         "⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255&quot; | bc -l",
-        "⚙ bash_code_execution_tool_result: exit code 0"],
+        "⚙ bash_code_execution: exit code 0"],
     "openai/responses-web-search.sse": [
         "<p>Thinking (redacted: 2,616 bytes of encrypted data)</p>",
-        "<p>⚙ web_search_call: weather: San Francisco, CA</p>"],
+        "<p>⚙ web_search: weather: San Francisco, CA</p>"],
     "mistral/magistral-thinking-chunks.sse": [
         "> **⚠ Interrupted: the stream ended inside a frame**", "stop: interrupted"],
     "openrouter/error-chunk-finish-length.sse": [
         "> **⚠ Error (provider): Token limit reached**", "stop: error"],
 }
-CITING = ("anthropic/web-search-citations.sse", "openai/responses-annotations-raw.sse")
+CITING = ("anthropic/web-search-citations.sse", "openai/responses-annotations-raw.sse",
+          "gemini/sse-google-search-grounding.sse")
 
 
 @pytest.fixture(scope="module")
@@ -93,9 +95,8 @@ def _fences_balanced(markdown: str) -> bool:
 
 
 def _cited_urls(name: str) -> set[str]:
-    response = llm_rx.reassemble(capture(name).data)
-    return {citation["url"] for block in response.content if block.type == "text"
-            for citation in block.citations if isinstance(citation.get("url"), str)}
+    return {citation.url for cited in citations(llm_rx.reassemble(capture(name).data))
+            for citation in cited if citation.url is not None}
 
 
 def test_gallery_replays_each_case_live(gallery: Run) -> None:
