@@ -13,6 +13,7 @@ from .._notes import gathering
 from ..events import Event
 from ..sources import EventSource
 from ..wire import fast
+from ._fold import SharedFold
 from ._hub import Hub
 
 __all__ = ["fan_out"]
@@ -32,9 +33,11 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
 
     Every branch is subscribed before the upstream is, so all see every event (also over a
     synchronous source), and each gets each read's events as one batch, as right after a
-    source: ``to_response()``, ``cost()``, ``trace()`` fold a read at a time. When a branch
-    ends with an error the tuple is still emitted (the values of every branch once all
-    ended), then the first error is passed on; disposing disposes every branch.
+    source: ``to_response()``, ``cost()``, ``trace()`` fold a read at a time, and the live
+    displays and ``to_response()`` applied to it share one builder (each still gets a response
+    of its own from it). When a branch ends with an error the tuple is still emitted (the
+    values of every branch once all ended), then the first error is passed on; disposing
+    disposes every branch.
 
     Args:
         *branches: Operators (``to_response()``, ``cost()``, a display, ...), each applied to
@@ -81,7 +84,8 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
                 return result.subscribe(on_next, on_error, ended, scheduler=scheduler)
 
             with gathering() as board:  # (a display in one branch shows the others' notes)
-                hub = Hub(source, auto_connect=False, board=board)
+                hub = Hub(source, auto_connect=False, board=board,  # (one fold for the
+                          fold=SharedFold() if fast.enabled else None)  # display and reply)
                 subscriptions = [subscribe_branch(n, b) for n, b in enumerate(branches)]
             return CompositeDisposable(*subscriptions, hub.connect(scheduler))
 

@@ -19,8 +19,9 @@ from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Reading
 from ..wire import fast
+from ._fold import SharedFold
 
-__all__ = ["Hub"]
+__all__ = ["Hub", "shared_fold"]
 
 _OPEN = object()  # (the upstream has not ended)
 
@@ -34,10 +35,16 @@ class Hub(EventSource):
     """
 
     def __init__(
-        self, source: Observable[Event], *, auto_connect: bool, board: list[Note] | None = None
+        self,
+        source: Observable[Event],
+        *,
+        auto_connect: bool,
+        board: list[Note] | None = None,
+        fold: SharedFold | None = None,
     ) -> None:
         super().__init__()
         self._board = board  # (where a fan_out gathers its branches' notes)
+        self._fold = fold  # (fed each read for the folds behind it, once one took it)
         self._source = source
         self._auto = auto_connect
         self._readings: tuple[Reading, ...] = ()  # (replaced, never mutated: read unlocked)
@@ -95,6 +102,9 @@ class Hub(EventSource):
         return self._upstream
 
     def _batch(self, events: list[Event]) -> tuple[list[None], Exception | None]:
+        fold = self._fold
+        if fold is not None and fold.used:
+            fold.feed_shared(events)
         for reading in self._readings:
             if not reading.stopped():
                 reading.emit(events)
@@ -115,6 +125,21 @@ class Hub(EventSource):
 
     def _completed(self) -> None:
         self._end(None)
+
+
+def shared_fold(source: Observable[Event]) -> SharedFold | None:
+    """The fold ``source`` feeds for the folds subscribed to it (see ``operators._fold``),
+    when it is a ``fan_out()``'s hub that has not connected yet and the shortcuts are on;
+    taking it makes the hub feed it."""
+    if not isinstance(source, Hub) or not fast.enabled:
+        return None
+    hub = source
+    fold = hub._fold
+    with hub._lock:
+        if fold is None or hub._connected:
+            return None
+        fold.used = True
+    return fold
 
 
 def _nothing(_value: None) -> None:

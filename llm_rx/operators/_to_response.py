@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import reactivex
 from reactivex import Observable, abc
@@ -12,6 +13,8 @@ from ..events import Event
 from ..response import Response
 from ..sources import EventSource
 from ..wire import fast
+from ._fold import Fold, fed
+from ._hub import shared_fold
 
 __all__ = ["to_response"]
 
@@ -34,7 +37,8 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
         def subscribe(
             observer: abc.ObserverBase[Response], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            builder = ResponseBuilder(history=False)
+            shared = shared_fold(source)  # (right behind a fan_out: the display's builder)
+            builder = shared.builder if shared is not None else ResponseBuilder(history=False)
             finished = False
 
             def on_next(event: Event) -> None:
@@ -54,7 +58,7 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
                     observer.on_error(error)
                     return
                 try:
-                    response = builder.build(error)
+                    response = _built(builder, error, shared)
                 except Exception as failure:  # noqa: BLE001 - events that do not fold
                     observer.on_error(fold_error(failure))
                     return
@@ -68,9 +72,10 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
                 finish()
 
             if isinstance(source, EventSource) and fast.enabled:  # a read at a time
+                feed = shared.feed_all if shared is not None else partial(fed, builder)
                 return source.subscribe_steps(
-                    lambda events: _fed(builder, events), observer.on_next, on_error,
-                    on_error, on_completed, scheduler,
+                    lambda events: _fed(feed, events), observer.on_next, on_error, on_error,
+                    on_completed, scheduler,
                 )
             return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
 
@@ -79,10 +84,18 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
     return operator
 
 
-def _fed(builder: ResponseBuilder, events: list[Event]) -> tuple[list[Response], Exception | None]:
-    """Feed a read's events (no value before the end)."""
-    try:
-        builder.feed_all(events)
-    except Exception as error:  # noqa: BLE001 - a malformed event: the reply ends with it
-        return [], fold_error(error)
-    return [], None
+def _fed(
+    feed: Callable[[list[Event]], tuple[int, Exception | None]], events: list[Event]
+) -> tuple[list[Response], Exception | None]:
+    """Feed a read's events (no value before the end; a malformed event ends the reply)."""
+    failure = feed(events)[1]
+    return [], None if failure is None else fold_error(failure)
+
+
+def _built(builder: ResponseBuilder, error: Exception | None, shared: Fold | None) -> Response:
+    """The response (a shared builder is read under its fold's lock: a display's frame may
+    be materialised from it on another thread meanwhile)."""
+    if shared is None:
+        return builder.build(error)
+    with shared.lock:
+        return builder.build(error)

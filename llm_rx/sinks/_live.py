@@ -24,9 +24,11 @@ from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import ImmediateScheduler, TimeoutScheduler, TrampolineScheduler
 
 from .._notes import Note, notes
-from ..builder import ResponseBuilder, Snapshot
+from ..builder import Snapshot
 from ..errors import CancelledStreamError
 from ..events import Event
+from ..operators._fold import Fold
+from ..operators._hub import shared_fold
 from ..operators._tap import Tapped
 from ..sources import EventSource
 
@@ -147,7 +149,8 @@ def live(
             return CompositeDisposable(upstream, Disposable(cancel))
 
         def tap(subscribed: abc.SchedulerBase | None) -> _LiveTap:
-            return _LiveTap(_Session(open_view(), clock_of(subscribed), interval, notes()))
+            fold = shared_fold(source) or Fold()  # (right behind a fan_out: its builder)
+            return _LiveTap(_Session(open_view(), clock_of(subscribed), interval, notes(), fold))
 
         general = reactivex.create(subscribe)
         if isinstance(source, EventSource):  # (a read at a time, in the source's loop)
@@ -197,16 +200,23 @@ class _Session:
     """
 
     def __init__(
-        self, view: LiveView, clock: abc.SchedulerBase, interval: float, board: list[Note]
+        self,
+        view: LiveView,
+        clock: abc.SchedulerBase,
+        interval: float,
+        board: list[Note],
+        fold: Fold | None = None,
     ) -> None:
         self._view: LiveView | None = view  # None once closed
         self._board = board  # what the operators after the display say in its footer
         self._clock = clock
         self._interval = interval
         # (no history: a snapshot is materialised as it is taken, under ``_lock``; a
-        # read's text deltas for one block are then appended in one call)
-        self._builder = ResponseBuilder(history=False)
-        self._lock = threading.Lock()
+        # read's text deltas for one block are then appended in one call). The builder
+        # and its lock are a fold's, shared with the reassembly behind a ``fan_out()``.
+        self._fold = fold = fold or Fold()
+        self._builder = fold.builder
+        self._lock = fold.lock
         # Re-entrant: a view's update may itself push events that end the stream (a view
         # that drives its source); the final frame then waits until that update returns.
         self._render_lock = threading.RLock()
@@ -223,15 +233,11 @@ class _Session:
 
     def feed_all(self, events: list[Event]) -> tuple[int, Exception | None]:
         """Feed a read's events: how many were fed, and the error of the one that was not."""
-        with self._lock:
-            builder = self._builder
-            before = builder._seq
-            try:
-                builder.feed_all(events)
-            except Exception as error:  # noqa: BLE001 - a malformed event from upstream
-                return builder._seq - before - 1, error  # (its number was taken)
-            self._due()
-        return len(events), None
+        outcome = self._fold.feed_all(events)
+        if outcome[1] is None:
+            with self._lock:
+                self._due()
+        return outcome
 
     def _due(self) -> None:
         """Schedule the next frame if none is (``_lock`` held)."""
