@@ -23,7 +23,7 @@ what arrived). Arguments that never parse are kept raw with ``arguments: None``,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from itertools import repeat
+from itertools import groupby, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -57,6 +57,7 @@ __all__ = ["ResponseBuilder", "Snapshot", "fold_error"]
 
 
 _TEXTS = frozenset({TextDelta, ThinkingDelta, RefusalDelta})
+_DELTAS = _TEXTS | {ToolArgsDelta}
 # A longer list of events (a whole body's, read at once) is fed a slice of so many at a time:
 # the slices inside a run of text deltas are the usual chunk, appended at C level.
 _SLICE = 128
@@ -120,6 +121,12 @@ class ResponseBuilder(Reading):
                 acc.parts.extend(map(_TEXT, events))
                 self._seq += len(events)
                 return
+            if self._interleaved(events):  # (deltas of several started blocks: parallel
+                blocks = self._blocks  # calls), each block's in their order, at C level
+                for index, run in groupby(sorted(events, key=_INDEX), _INDEX):
+                    blocks[index].parts.extend(map(_TEXT, run))
+                self._seq += len(events)
+                return
             if len(events) > _SLICE:  # (a whole body's events: its runs of deltas at C level)
                 for start in range(0, len(events), _SLICE):
                     self.feed_all(events[start : start + _SLICE])
@@ -175,6 +182,14 @@ class ResponseBuilder(Reading):
             if len(kinds) == 1 and kinds <= _TEXTS and len(set(map(_INDEX, events))) == 1:
                 return self._blocks.get(_INDEX(events[0]))
         return None
+
+    def _interleaved(self, events: list[Event]) -> bool:
+        """Whether all ``events`` are text or argument deltas of started blocks (whose
+        handlers, without history, only append each fragment to its block)."""
+        if not _DELTAS.issuperset(map(type, events)):
+            return False
+        blocks = self._blocks
+        return all(index in blocks for index in set(map(_INDEX, events)))
 
     @property
     def started(self) -> bool:

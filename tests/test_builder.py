@@ -10,7 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm_rx.builder import ResponseBuilder, Snapshot
-from llm_rx.events import BlockStart, Event, MessageStart, TextDelta, ThinkingDelta
+from llm_rx.events import (
+    BlockStart,
+    BlockStop,
+    Event,
+    MessageStart,
+    RefusalDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+)
 
 from .captures import CAPTURES, Capture
 from .helpers import decode_events
@@ -58,6 +67,33 @@ def test_builder_feed_all_text_deltas(deltas: list[Event]) -> None:
     together.feed_all(deltas)
     assert together.build() == _one_by_one(head + deltas).build()
     assert together._seq == len(head) + len(deltas)
+
+
+_DELTA_KINDS = [TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    started=st.lists(st.sampled_from(["text", "thinking", "tool_call", "refusal"]),
+                     min_size=1, max_size=4),
+    deltas=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.text(max_size=3)),
+                    max_size=40),
+    stopped=st.sets(st.integers(0, 5)),
+    cuts=st.lists(st.integers(0, 60), max_size=5),
+)
+def test_builder_feed_all_interleaved_deltas_is_feed_one_by_one(
+    started: list[str], deltas: list[tuple[int, int, str]], stopped: set[int],
+    cuts: list[int],
+) -> None:
+    # bug class: the shortcut for the deltas of several blocks at once (parallel tool calls)
+    # reordering a block's fragments, or taken for a delta whose block was never started
+    head: list[Event] = [MessageStart("openai-chat", "m", None)]
+    head += [BlockStart(index, kind) for index, kind in enumerate(started)]  # type: ignore[arg-type]
+    head += [BlockStop(index) for index in sorted(stopped)]  # (fragments after a stop too)
+    events = head + [_DELTA_KINDS[kind](index, text) for index, kind, text in deltas]
+    together = _in_lists(events, cuts)
+    assert together.build() == _one_by_one(events).build()
+    assert together._seq == len(events)
 
 
 def _advanced(events: list[Event], cuts: list[int]) -> list[Snapshot]:

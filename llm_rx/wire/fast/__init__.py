@@ -19,9 +19,11 @@ and a decoder declares its frames to them:
 
 Elsewhere, behind the same switch: the framers' whole-read splits (``sse``, ``ndjson``,
 ``json_array``), a whole body handed over in one read decoded as a connection's reads of
-64 KiB, the builder's ``feed_all``/``advance_all`` of a read of text deltas, and the operators
+64 KiB, the builder's ``feed_all``/``advance_all`` of a read of text deltas (and
+``feed_all``'s of the deltas of several started blocks, parallel tool calls), the operators
 that run in their source's loop (``to_response()``, ``accumulate()``, ``text_only()``,
-``thinking_only()``). Each must give exactly what the general path gives. With ``enabled``
+``thinking_only()``), and the one builder the live displays and ``to_response()`` behind a
+``fan_out()`` share. Each must give exactly what the general path gives. With ``enabled``
 false none is taken and nothing is shared between streams, so any input can be decoded both
 ways and the outcomes compared::
 
