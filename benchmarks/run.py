@@ -401,10 +401,15 @@ def by_read_size(body: bytes) -> dict[str, Contender]:
             for label, size in READ_SIZES}
 
 
-def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
+#: The contenders of ``--observed``: the display, reassembly, cost and span on one read.
+OBSERVED = ("floor", "llm_rx.reassemble", "observed, lxo.fan_out", "observed, rx publish")
+
+
+def run_case(number: int, n: int, rounds: int, slow_rounds: int, observed: bool = False) -> None:
     """Print the lines of one stream's table, then its read-size lines: ``reassemble`` at
-    each read size, as ratios to the floor at 64 KiB reads."""
-    title, make_body, floor, sdks = _cases(n)[number]
+    each read size, as ratios to the floor at 64 KiB reads (with ``observed``, only the
+    lines of ``OBSERVED``)."""
+    title, make_body, floor, sdks = _cases(n, sdks=not observed)[number]
     contenders: dict[str, Contender] = {
         "floor": floor,
         "llm_rx.reassemble": reassemble,
@@ -417,11 +422,15 @@ def run_case(number: int, n: int, rounds: int, slow_rounds: int) -> None:
         "encode()": encoder(ENCODE_TO[number]),
         **sdks,
     }
+    if observed:
+        contenders = {name: contenders[name] for name in OBSERVED}
     body = make_body()
     result, times = measure(contenders, streams.chunked(body), rounds, slow_rounds)
     for name, seconds in result.items():
         print(f"{title:34} {name:22} {seconds * 1e3:8.1f}ms "
               f"{ratio(times, name, 'floor'):7.2f}x")
+    if observed:
+        return
     for name in ("accumulate()", "accumulate() after map", "encode()"):
         print(f"{title:34} {name.replace('()', '') + ' / reassemble':34} "
               f"{ratio(times, name, 'llm_rx.reassemble'):7.2f}x")
@@ -461,19 +470,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller streams, fewer rounds")
     parser.add_argument("--case", type=int, help=argparse.SUPPRESS)  # (one stream, in-process)
     parser.add_argument("--latency", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--observed", action="store_true",
+        help="only the floor, reassemble and display + reassembly + cost + span on one read "
+             "(fan_out and RxPY's multicast), on every stream")
     args = parser.parse_args(argv)
     n = 4_000 if args.quick else 20_000
     rounds, slow_rounds = (5, 1) if args.quick else (15, 3)
     if args.case is not None:
-        run_case(args.case, n, rounds, slow_rounds)
+        run_case(args.case, n, rounds, slow_rounds, args.observed)
         return 0
     if args.latency:
         run_latency()
         return 0
     quick = ["--quick"] if args.quick else []
+    observed = ["--observed"] if args.observed else []
     print(f"{'stream':34} {'contender':22} {'median':>10} {'x floor':>8}", flush=True)
-    for number in range(len(_cases(0))):
-        _in_fresh_process("--case", str(number), *quick)
+    for number in range(len(_cases(0, sdks=False))):
+        _in_fresh_process("--case", str(number), *quick, *observed)
+    if args.observed:
+        return 0
     print("\nfirst text delta emitted after its bytes arrived (median, a fresh decoder each time):")
     _in_fresh_process("--latency", *quick)
     print("\npeak memory (fresh subprocess, input excluded):")
