@@ -37,7 +37,7 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
         def subscribe(
             observer: abc.ObserverBase[Response], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            shared = shared_fold(source)  # (right behind a fan_out: the display's builder)
+            shared = shared_fold(source)  # (applied to a fan_out: the builder it shares)
             builder = shared.builder if shared is not None else ResponseBuilder(history=False)
             finished = False
 
