@@ -29,10 +29,7 @@ cut before its finish reason is interrupted in either form, and a whole one comp
 
 from __future__ import annotations
 
-import re
-from itertools import repeat
-from operator import itemgetter
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import orjson
 
@@ -50,18 +47,23 @@ from ..events import (
     ToolArgsDelta,
     UsageUpdate,
 )
-from ..response import StopReason, Usage
+from ._boundary import attach_events, new_event
 from ._checks import array, check_depth, integer, mapping, optional_string
-from .base import (
-    ByteTemplate,
-    ChangedFields,
-    SSEPayloadDecoder,
-    attach_events,
-    count_of,
-    json_strings,
-    new_event,
-    split_frames,
+from ._gemini_args import PartialArgs
+from ._gemini_tables import (
+    CALL_FIELDS,
+    CHUNK_FIELDS,
+    FINISH_REASONS,
+    PART_META,
+    STOP,
+    TEXT_FIELDS,
+    Candidate,
+    finish_name,
+    usage_from_gemini,
 )
+from .base import SSEPayloadDecoder
+from .changed import ChangedFields
+from .fast.gemini import GeminiShortcuts
 from .http import in_band_error
 from .json_array import JSONArrayDecoder
 from .sniffing import foreign_frame
@@ -69,234 +71,11 @@ from .sse import DEFAULT_MAX_FRAME, SSEEvent
 
 __all__ = ["FINISH_REASONS", "GeminiDecoder", "finish_name", "usage_from_gemini"]
 
-_loads = orjson.loads
-_DIGITS = b"0123456789"
-# Of a partition: before the separator, after it.
-_BEFORE, _AFTER = itemgetter(0), itemgetter(2)
-
-#: ``finishReason`` names by their number (Gemini API ``Candidate.FinishReason``).
-FINISH_REASONS: dict[int, str] = {
-    0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION",
-    5: "OTHER", 6: "LANGUAGE", 7: "BLOCKLIST", 8: "PROHIBITED_CONTENT", 9: "SPII",
-    10: "MALFORMED_FUNCTION_CALL", 11: "IMAGE_SAFETY", 12: "UNEXPECTED_TOOL_CALL",
-    13: "TOO_MANY_TOOL_CALLS", 14: "IMAGE_PROHIBITED_CONTENT", 15: "IMAGE_OTHER",
-    16: "NO_IMAGE", 17: "IMAGE_RECITATION",
-}
-_FILTERED = ("SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
-             "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR")
-_FAILED = ("MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS",
-           "MISSING_THOUGHT_SIGNATURE", "MALFORMED_RESPONSE")
-_STOP: dict[str, StopReason] = {
-    "STOP": "end_turn", "MAX_TOKENS": "max_tokens",
-    **dict.fromkeys(_FILTERED, "content_filter"), **dict.fromkeys(_FAILED, "error"),
-}
-_CHUNK_FIELDS = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
-_CANDIDATE_FIELDS = frozenset({"content", "finishReason"})
-_TEXT_FIELDS = frozenset({"text", "thought", "thoughtSignature"})
-_CALL_FIELDS = frozenset({"functionCall", "thoughtSignature"})
-_PART_META = frozenset({"thought", "thoughtSignature", "partMetadata", "videoMetadata",
-                        "mediaResolution"})
 _BOM = b"\xef\xbb\xbf"
 _SPACE = b" \t\r\n"
-_PATH = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
 
 
-
-def usage_from_gemini(raw: dict[str, Any]) -> Usage:
-    """Canonical usage from ``usageMetadata``: output counts the thoughts too."""
-    get = raw.get
-    candidates = count_of(get("candidatesTokenCount"))
-    thoughts = count_of(get("thoughtsTokenCount"))
-    if thoughts is None:
-        output = candidates
-    else:
-        output = thoughts if candidates is None else candidates + thoughts
-    return Usage(
-        input_tokens=count_of(get("promptTokenCount")),
-        output_tokens=output,
-        cache_read_tokens=count_of(get("cachedContentTokenCount")),
-        reasoning_tokens=thoughts,
-        native=raw,
-    )
-
-
-def finish_name(native: Any) -> Any:
-    """A ``finishReason`` (or a number standing for one) as its name."""
-    return FINISH_REASONS.get(native, native) if isinstance(native, int) else native
-
-
-class _Args:
-    """Vertex ``partialArgs`` written as the JSON text of the arguments, as they arrive.
-
-    Each value is placed at its ``jsonPath``, opening and closing objects and arrays on the
-    way; a string with ``willContinue`` stays open for the next fragment at the same path.
-    Paths arrive depth first; one that goes back into a container already closed would give a
-    repeated key (the text is never rewritten).
-    """
-
-    __slots__ = ("open_string", "stack")
-
-    def __init__(self) -> None:
-        self.stack: list[list[Any]] = []  # open containers: [path segment, is array, count]
-        self.open_string: tuple[Any, ...] | None = None
-
-    def add(self, arg: dict[str, Any]) -> str:
-        path = tuple(
-            int(m[2]) if m.lastindex == 2 else m[m.lastindex or 1]
-            for m in _PATH.finditer(str(arg.get("jsonPath", "")))
-        )
-        more = bool(arg.get("willContinue"))
-        text = arg.get("stringValue")
-        out = ""
-        if self.open_string is not None:
-            if path == self.open_string and isinstance(text, str):
-                out = orjson.dumps(text).decode()[1:-1]
-                if not more:
-                    out += '"'
-                    self.open_string = None
-                return out
-            out = '"'
-            self.open_string = None
-        if isinstance(text, str):
-            value = orjson.dumps(text).decode()
-        elif "numberValue" in arg or "boolValue" in arg:
-            value = orjson.dumps(arg.get("numberValue", arg.get("boolValue"))).decode()
-        elif "nullValue" in arg:
-            value = "null"
-        else:
-            return out
-        if not path:
-            return out
-        if not self.stack:
-            out += "{"
-            self.stack.append(["$", False, 0])
-        *containers, leaf = path
-        common = 0
-        for segment, entry in zip(containers, self.stack[1:], strict=False):
-            if entry[0] != segment:
-                break
-            common += 1
-        while len(self.stack) > common + 1:
-            out += "]" if self.stack.pop()[1] else "}"
-        for depth in range(common, len(containers)):
-            out += self._member(containers[depth])
-            is_array = isinstance(path[depth + 1], int)
-            out += "[" if is_array else "{"
-            self.stack.append([containers[depth], is_array, 0])
-        out += self._member(leaf)
-        if isinstance(text, str) and more:
-            self.open_string = path
-            return out + value[:-1]
-        return out + value
-
-    def _member(self, segment: Any) -> str:
-        parent = self.stack[-1]
-        out = "," if parent[2] else ""
-        parent[2] += 1
-        return out if isinstance(segment, int) else out + orjson.dumps(segment).decode() + ":"
-
-    def close(self) -> str:
-        out = '"' if self.open_string is not None else ""
-        while self.stack:
-            out += "]" if self.stack.pop()[1] else "}"
-        return out
-
-
-class _Shape(NamedTuple):
-    """The shape of the last plain text chunk, for the hot path."""
-
-    keys: tuple[str, ...]
-    extras: tuple[tuple[str, Any], ...]  # the chunk's own fields and their values
-    candidate_keys: tuple[str, ...]
-    candidate_extras: tuple[tuple[str, Any], ...]
-    content_keys: tuple[str, ...]
-    candidate: _Candidate
-
-
-class _Spans(NamedTuple):
-    """The bytes of the last plain text chunk around its two varying parts, the text and the
-    ``usageMetadata`` object: a chunk whose other bytes are the same, the text one JSON
-    string and the usage one JSON object, is that chunk with another text and usage."""
-
-    prefix: bytes  # up to and with the text's opening quote
-    middle: bytes  # from the text's closing quote to the usage object
-    suffix: bytes  # after the usage object
-    block: int
-    skeleton: bytes  # the usage object without its digits
-
-    def strings(self, frames: list[bytes]) -> tuple[list[str], list[dict[str, Any]]] | None:
-        """The texts and usages of ``frames`` if each is this chunk with another text and
-        other counts (C-level work only, no Python per frame); ``None`` if one is not."""
-        parts = split_frames(frames, self.prefix, self.middle, self.suffix)
-        if parts is None:
-            return None
-        count = len(frames)
-        usages = list(map(_AFTER, parts))
-        # Every usage the learned one but for its digits: each is one balanced object, so
-        # none can reach into the next in the array below (one with a digit in a key, or an
-        # empty or padded number, is caught by parsing: another key, or an error).
-        if set(map(bytes.translate, usages, repeat(None), repeat(_DIGITS))) != {self.skeleton}:
-            return None
-        texts = json_strings(map(_BEFORE, parts), count)
-        try:
-            counts = _loads(b"[" + b",".join(usages) + b"]")
-        except orjson.JSONDecodeError:
-            return None
-        if texts is None or len(counts) != count or len(set(map(tuple, counts))) != 1:
-            return None
-        return texts, counts
-
-    @classmethod
-    def learn(cls, data: bytes, text: str, usage: Any, block: int) -> _Spans | None:
-        if not isinstance(usage, dict):
-            return None
-        text_at = ByteTemplate.learn(data, b'"text": "', text) or ByteTemplate.learn(
-            data, b'"text":"', text
-        )
-        if text_at is None:
-            return None
-        after = text_at.suffix
-        for key in (b'"usageMetadata": ', b'"usageMetadata":'):
-            at = after.find(key)
-            if at >= 0:
-                break
-        else:
-            return None
-        if after.find(key, at + 1) >= 0:
-            return None
-        start = at + len(key)
-        end = after.find(b"}", start)
-        while end >= 0:  # the usage object ends at the "}" that closes what was parsed
-            try:
-                if _loads(after[start : end + 1]) == usage:
-                    skeleton = after[start : end + 1].translate(None, _DIGITS)
-                    return cls(text_at.prefix, after[:start], after[end + 1 :], block, skeleton)
-            except orjson.JSONDecodeError:
-                pass
-            end = after.find(b"}", end + 1)
-        return None
-
-
-class _Candidate:
-    """Per-candidate state: the one block open for more parts, and how the candidate ended."""
-
-    __slots__ = ("args", "block", "fields", "finished", "had_calls", "index", "kind", "native",
-                 "reason", "words")
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.block: int | None = None  # the open block: unsigned text or thinking, or a call
-        self.kind: str | None = None  # "text" | "thinking" | "tool_call"
-        self.args: _Args | None = None  # a call streaming its partialArgs
-        self.had_calls = False
-        self.finished = False
-        self.reason: StopReason = "end_turn"
-        self.native: Any = None
-        self.words: str | None = None
-        self.fields = ChangedFields(_CANDIDATE_FIELDS)
-
-
-class GeminiDecoder(SSEPayloadDecoder):
+class GeminiDecoder(GeminiShortcuts, SSEPayloadDecoder):
     """Both forms of ``streamGenerateContent``: SSE (the base class's framing) or one JSON
     array (:class:`JSONArrayDecoder`), told from the first byte that is not whitespace."""
 
@@ -308,12 +87,10 @@ class GeminiDecoder(SSEPayloadDecoder):
         self._form: Literal["sse", "array"] | None = None
         self._head = b""  # the first bytes, until they tell the form
         self._array: JSONArrayDecoder | None = None
-        self._candidates: dict[int, _Candidate] = {}
+        self._candidates: dict[int, Candidate] = {}
         self._next_block = 0
-        self._fields = ChangedFields(_CHUNK_FIELDS)
+        self._fields = ChangedFields(CHUNK_FIELDS)
         self._last_usage: Any = None
-        self._fast: _Shape | None = None
-        self._spans: _Spans | None = None
         self._usage_sent: Any = None
         self._usage_due = False
         self._blocked: str | None = None
@@ -403,148 +180,6 @@ class GeminiDecoder(SSEPayloadDecoder):
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         self._chunk(self._json(event), event.data, out)
 
-    def _batchable(self) -> bool:
-        return self._spans is not None
-
-    def _batch(self, frames: list[Any], start: int, out: list[Event]) -> int:
-        """Runs of chunks like the last plain one (see :class:`_Spans`) decode in batches,
-        with no Python work per chunk; returns where the one-by-one loop takes over."""
-        spans = self._spans
-        assert spans is not None
-        if self._spans_run(frames[start:], out):  # (all of them: no runs to find)
-            return len(frames)
-        return self._in_runs(
-            frames, start, spans.prefix, spans.suffix,
-            lambda run: self._spans_run(run, out),
-            lambda others: self._one_by_one(others, 0, out, False),
-            lambda: self._spans is spans,
-        )
-
-    def _spans_run(self, frames: list[Any], out: list[Event]) -> bool:
-        """Decode ``frames`` as the spans path of :meth:`_data` would, one by one, if each is
-        the last plain chunk with another text and counts; ``False`` (nothing decoded) if not."""
-        spans = self._spans
-        assert spans is not None
-        found = spans.strings(frames)
-        if found is None:
-            return False
-        texts, counts = found
-        block = spans.block
-        if texts[0]:
-            out.append(new_event(TextDelta, (block, texts[0])))
-        self._usage(counts[0], out)
-        rest = texts[1:]
-        if "" in rest:
-            rest = [text for text in rest if text]
-        out.extend(map(new_event, repeat(TextDelta), zip(repeat(block), rest)))
-        # The later counts, one by one, would each be held (same keys) when they differ from
-        # the one before; the latest is the last one.
-        if counts.count(counts[0]) != len(counts):
-            self._last_usage = counts[-1]
-            self._usage_due = True
-        return True
-
-    def _data(self, data: bytes, out: list[Event]) -> None:
-        spans = self._spans
-        if spans is not None and data.startswith(spans.prefix) and data.endswith(spans.suffix):
-            # The hottest path: the last plain chunk's bytes but for its text and its usage
-            # counts; only those two are parsed (see :class:`_Spans`).
-            opening = len(spans.prefix) - 1
-            middle = data.find(spans.middle, opening + 1)
-            usage_from = middle + len(spans.middle)
-            usage_to = len(data) - len(spans.suffix)
-            if middle > opening and usage_to > usage_from:
-                try:
-                    text = _loads(data[opening : middle + 1])
-                    usage = _loads(data[usage_from:usage_to])
-                except orjson.JSONDecodeError:
-                    text = usage = None
-                if text.__class__ is str and usage.__class__ is dict:
-                    check_depth(usage, data)
-                    if text:
-                        out.append(new_event(TextDelta, (spans.block, text)))
-                    self._usage(usage, out)
-                    return
-        try:
-            chunk = _loads(data)
-        except orjson.JSONDecodeError:
-            chunk = None
-        if chunk.__class__ is not dict:  # the general path says what is wrong with it
-            self._event(SSEEvent("message", data), out)
-            return
-        check_depth(chunk, data)
-        fast = self._fast
-        if fast is not None and tuple(chunk) == fast.keys and self._same(chunk, fast.extras):
-            # The hot path: a chunk shaped like the last plain one (one candidate, one text
-            # part for its open text block) decodes to one TextDelta, as ``_chunk`` would.
-            candidates = chunk["candidates"]
-            raw = candidates[0] if candidates.__class__ is list and len(candidates) == 1 else None
-            if (
-                raw.__class__ is dict
-                and tuple(raw) == fast.candidate_keys
-                and raw.get("finishReason") is None
-                and self._same(raw, fast.candidate_extras)
-            ):
-                content = raw["content"]
-                parts = content.get("parts") if content.__class__ is dict else None
-                if (
-                    parts.__class__ is list
-                    and len(parts) == 1
-                    and tuple(content) == fast.content_keys
-                ):
-                    part = parts[0]
-                    text = part.get("text") if part.__class__ is dict and len(part) == 1 else None
-                    if text.__class__ is str and text:
-                        out.append(new_event(TextDelta, (fast.candidate.block, text)))
-                        self._usage(chunk.get("usageMetadata"), out)
-                        return
-        self._chunk(chunk, data, out)
-
-    @staticmethod
-    def _same(obj: dict[str, Any], values: tuple[tuple[str, Any], ...]) -> bool:
-        for key, value in values:  # noqa: SIM110 - a loop: no generator on the hot path
-            if obj[key] != value:
-                return False
-        return True
-
-    def _learn_shape(self, chunk: dict[str, Any], data: bytes) -> None:
-        """Remember the shape of a plain text chunk, and its bytes (see :meth:`_data`)."""
-        self._fast = None
-        self._spans = None
-        if not self._shortcuts:
-            return
-        candidates = chunk.get("candidates")
-        if not (isinstance(candidates, list) and len(candidates) == 1) or chunk.get("error"):
-            return
-        raw = candidates[0]
-        content = raw.get("content") if isinstance(raw, dict) else None
-        parts = content.get("parts") if isinstance(content, dict) else None
-        cand = self._candidates.get(raw.get("index", 0)) if parts else None
-        if (
-            cand is None
-            or cand.finished
-            or cand.kind != "text"
-            or raw.get("finishReason") is not None
-            or not isinstance(parts, list)
-            or len(parts) != 1
-            or not isinstance(parts[0], dict)
-            or list(parts[0]) != ["text"]
-        ):
-            return
-        self._fast = _Shape(
-            tuple(chunk),
-            tuple((k, v) for k, v in chunk.items() if k not in _CHUNK_FIELDS),
-            tuple(raw),
-            tuple((k, v) for k, v in raw.items() if k not in _CANDIDATE_FIELDS),
-            tuple(content) if isinstance(content, dict) else (),
-            cand,
-        )
-        if cand.block is not None:
-            self._spans = _Spans.learn(data, parts[0]["text"], chunk.get("usageMetadata"),
-                                       cand.block)
-            if self._spans is not None:
-                self._learned += 1
-
     def _eof(self, out: list[Event]) -> None:
         self._end(out, "the stream ended")
 
@@ -598,7 +233,7 @@ class GeminiDecoder(SSEPayloadDecoder):
         number = integer(raw.get("index", 0), "a candidate's index")
         cand = self._candidates.get(number)
         if cand is None:
-            cand = self._candidates[number] = _Candidate(number)
+            cand = self._candidates[number] = Candidate(number)
         content = raw.get("content")
         if content:
             parts = mapping(content, "a candidate's content").get("parts")
@@ -615,13 +250,13 @@ class GeminiDecoder(SSEPayloadDecoder):
         if name != "FINISH_REASON_UNSPECIFIED":  # (the proto's "not finished yet")
             self._close(cand, out)
             cand.finished = True
-            reason = _STOP.get(str(name), "end_turn")
+            reason = STOP.get(str(name), "end_turn")
             cand.reason = "tool_use" if reason == "end_turn" and cand.had_calls else reason
             cand.native = native
             cand.words = optional_string(raw.get("finishMessage"), "finishMessage")
             out.append(ChoiceEnd(number, cand.reason, native))
 
-    def _part(self, cand: _Candidate, part: dict[str, Any], out: list[Event]) -> None:
+    def _part(self, cand: Candidate, part: dict[str, Any], out: list[Event]) -> None:
         text = optional_string(part.get("text"), "a part's text")
         if len(part) == 1 and cand.kind == "text" and text:  # the common case: more text
             out.append(new_event(TextDelta, (cand.block, text)))
@@ -629,7 +264,7 @@ class GeminiDecoder(SSEPayloadDecoder):
         if text.__class__ is str:
             kind = "thinking" if part.get("thought") else "text"
             signature = optional_string(part.get("thoughtSignature"), "thoughtSignature")
-            plain = signature is None and part.keys() <= _TEXT_FIELDS
+            plain = signature is None and part.keys() <= TEXT_FIELDS
             if plain and (cand.kind == kind or not text):
                 if not text:
                     return  # an unsigned empty part adds nothing
@@ -638,7 +273,7 @@ class GeminiDecoder(SSEPayloadDecoder):
                 else:
                     out.append(new_event(ThinkingDelta, (cand.block, text)))
                 return
-            extra = {key: value for key, value in part.items() if key not in _TEXT_FIELDS}
+            extra = {key: value for key, value in part.items() if key not in TEXT_FIELDS}
             index = self._open(cand, kind, out, meta={"part": extra} if extra else None)
             if text:
                 out.append((TextDelta if kind == "text" else ThinkingDelta)(index, text))
@@ -652,14 +287,14 @@ class GeminiDecoder(SSEPayloadDecoder):
             self._call(cand, part, call, out)
             return
         self._close(cand, out)
-        kind = next((key for key in part if key not in _PART_META), "part")
+        kind = next((key for key in part if key not in PART_META), "part")
         index = self._next_block
         self._next_block += 1
         out.append(BlockStart(index, "opaque", name=kind, choice=cand.index, raw=part))
         out.append(BlockStop(index))
 
     def _call(
-        self, cand: _Candidate, part: dict[str, Any], call: dict[str, Any], out: list[Event]
+        self, cand: Candidate, part: dict[str, Any], call: dict[str, Any], out: list[Event]
     ) -> None:
         more = bool(call.get("willContinue"))
         signature = optional_string(part.get("thoughtSignature"), "thoughtSignature")
@@ -668,12 +303,12 @@ class GeminiDecoder(SSEPayloadDecoder):
             if not call and signature is None:
                 return  # a "{}" terminator with no call streaming: nothing to end
             cand.had_calls = True
-            extra = {key: value for key, value in part.items() if key not in _CALL_FIELDS}
+            extra = {key: value for key, value in part.items() if key not in CALL_FIELDS}
             index = self._open(cand, "tool_call", out,
                                id=optional_string(call.get("id"), "a functionCall's id"),
                                name=optional_string(call.get("name"), "a functionCall's name"),
                                meta={"part": extra} if extra else None)
-            cand.args = _Args()
+            cand.args = PartialArgs()
         assert index is not None
         assert cand.args is not None
         if signature is not None:
@@ -688,7 +323,7 @@ class GeminiDecoder(SSEPayloadDecoder):
         if not more:
             self._close(cand, out)
 
-    def _open(self, cand: _Candidate, kind: Any, out: list[Event], **fields: Any) -> int:
+    def _open(self, cand: Candidate, kind: Any, out: list[Event], **fields: Any) -> int:
         self._close(cand, out)
         index = self._next_block
         self._next_block += 1
@@ -697,7 +332,7 @@ class GeminiDecoder(SSEPayloadDecoder):
         cand.kind = kind
         return index
 
-    def _close(self, cand: _Candidate, out: list[Event]) -> None:
+    def _close(self, cand: Candidate, out: list[Event]) -> None:
         if cand.block is None:
             return
         if cand.args is not None:
@@ -736,4 +371,3 @@ class GeminiDecoder(SSEPayloadDecoder):
         self.finished = True
         first = self._candidates[min(self._candidates)]
         out.append(MessageStop(first.reason, first.words, first.native))
-

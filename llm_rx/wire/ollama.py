@@ -18,9 +18,7 @@ progress, ``{"status": ...}``) is not an Ollama reply: :class:`WireFormatError`.
 
 from __future__ import annotations
 
-from itertools import repeat
-from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
@@ -44,16 +42,9 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason, Usage
+from ._boundary import count_of, new_event
 from ._checks import MAX_DEPTH, maybe_too_deep, optional_string, too_deep
-from .base import (
-    BATCH,
-    BATCH_TRIES,
-    ByteTemplate,
-    count_of,
-    json_strings,
-    new_event,
-    split_frames,
-)
+from .fast.ollama import OllamaShortcuts
 from .ndjson import NDJSONPayloadDecoder
 from .sse import DEFAULT_MAX_FRAME
 
@@ -73,9 +64,6 @@ _USUAL = frozenset({"model", "created_at", "message", "done"})
 _MESSAGE_READ = frozenset({"role", "content", "thinking", "tool_calls"})
 _USAGE_FIELDS = ("prompt_eval_count", "eval_count")
 _NONE = object()
-# Of a partition: what came before and after the separator.
-_BEFORE, _AFTER = itemgetter(0), itemgetter(2)
-_PLAIN = bytes(sorted(set(range(0x20, 0x7F)) - {0x22, 0x5C}))  # printable ASCII but '"' and '\\'
 
 
 
@@ -91,42 +79,7 @@ def usage_from_ollama(line: dict[str, Any]) -> Usage | None:
     )
 
 
-class _Usual(NamedTuple):
-    """The bytes of a usual line around its two varying strings, the time and the text: a
-    line whose other bytes are the same, both strings valid, is that line with another time
-    and text (the time is not read on a usual line)."""
-
-    prefix: bytes  # up to and with the time's opening quote
-    middle: bytes  # from the time's closing quote to the text's opening quote, both included
-    suffix: bytes  # from the text's closing quote on
-
-    @classmethod
-    def learn(cls, line: bytes, time: Any, text: str) -> _Usual | None:
-        if not isinstance(time, str):
-            return None
-        at = ByteTemplate.learn(line, b'"created_at":"', time)
-        said = ByteTemplate.learn(line, b'"content":"', text)
-        if at is None or said is None:
-            return None
-        middle = line[len(line) - len(at.suffix) : said.start + 1]
-        if len(middle) < 2 or said.start < at.start:  # (the text after the time, apart)
-            return None
-        return cls(at.prefix, middle, said.suffix)
-
-    def strings(self, lines: list[bytes]) -> list[str] | None:
-        """The texts of ``lines`` if each is this line with another time and text; ``None``
-        if one is not. (C-level work only, no Python per line.)"""
-        parts = split_frames(lines, *self)
-        if parts is None:
-            return None
-        # The times are not read, only checked: plain ASCII, no quote, no backslash, so each
-        # is a valid JSON string (any other time sends the lines one by one).
-        if b"".join(map(_BEFORE, parts)).translate(None, _PLAIN):
-            return None
-        return json_strings(map(_AFTER, parts), len(lines))
-
-
-class OllamaDecoder(NDJSONPayloadDecoder):
+class OllamaDecoder(OllamaShortcuts, NDJSONPayloadDecoder):
     provider = "ollama"
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
@@ -137,54 +90,9 @@ class OllamaDecoder(NDJSONPayloadDecoder):
         self._had_tools = False
         self._generate = False  # /api/generate (``response``) rather than /api/chat
         self._seen: dict[str, Any] = {}  # metadata fields given so far
-        self._usual: _Usual | None = None  # the bytes of a usual line, for batches
-        self._learning = 3  # tries left to learn them
         # The keys of a line the hot path takes: none with the shortcuts off (JSON keys are
         # strings). Chosen once here, so the hot path does no more per line.
         self._usual_keys: frozenset[Any] = _USUAL if self._shortcuts else frozenset({0})
-
-    def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
-        """Runs of usual lines (see :class:`_Usual`) decode in batches, with no Python work
-        per line; the other lines, and all of a short chunk, one by one."""
-        if self._in_slices(lines, out, self._lines_of):
-            return
-        count = len(lines)
-        tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
-        position = 0
-        while position < count and tries:
-            tries -= 1
-            usual = self._usual
-            if usual is None:  # one line at a time, while one may teach the usual bytes
-                if not self._learning:
-                    break
-                self._each(lines[position : position + 1], out, self._line)
-                position += 1
-            elif self._open_kind == "text" and count - position >= BATCH:
-                if self._usual_run(lines[position:], out):  # (all of them: no runs to find)
-                    return
-                position = self._in_runs(
-                    lines, position, usual.prefix, usual.suffix,
-                    lambda run: self._usual_run(run, out),
-                    lambda others: self._each(others, out, self._line),
-                    lambda: self._open_kind == "text",
-                )
-            else:
-                break
-            if self.finished:
-                self.ignored_frames += count - position
-                return
-        if position < count:
-            self._each(lines[position:], out, self._line)
-
-    def _usual_run(self, lines: list[bytes], out: list[Event]) -> bool:
-        assert self._usual is not None  # (learned once, kept: it holds in any text block)
-        texts = self._usual.strings(lines)
-        if texts is None:
-            return False
-        if "" in texts:
-            texts = [text for text in texts if text]
-        out.extend(map(new_event, repeat(TextDelta), zip(repeat(self._open), texts)))
-        return True
 
     def _line(self, line: bytes, out: list[Event]) -> None:
         try:
@@ -205,8 +113,7 @@ class OllamaDecoder(NDJSONPayloadDecoder):
                     if index is not None and self._open_kind == "text":
                         out.append(new_event(TextDelta, (index, content)))
                         if self._learning and self._usual is None:
-                            self._learning -= 1
-                            self._usual = _Usual.learn(line, frame["created_at"], content)
+                            self._declare_usual(line, frame["created_at"], content)
                         return
         if maybe_too_deep(line) and too_deep(self._kept(frame)):
             raise WireFormatError(f"a frame is nested deeper than {MAX_DEPTH} levels", line)

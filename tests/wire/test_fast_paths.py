@@ -18,9 +18,10 @@ from llm_rx.builder import ResponseBuilder
 from llm_rx.errors import LlmRxError
 from llm_rx.events import BlockStart, MessageStart, TextDelta
 from llm_rx.sources import EventSource
-from llm_rx.wire import gemini, ollama
+from llm_rx.wire import ollama
 from llm_rx.wire.base import ChangedFields, SSEPayloadDecoder
-from llm_rx.wire.fast import fast_paths, layouts, templates
+from llm_rx.wire.fast import fast_paths, layouts, spans, templates
+from llm_rx.wire.fast import ollama as fast_ollama
 from llm_rx.wire.sse import SSEDecoder, SSEEvent
 
 from ..captures import CAPTURES, Capture
@@ -148,8 +149,8 @@ def test_fast_paths_off_no_decoder_learns_or_batches(monkeypatch: pytest.MonkeyP
     # still runs it and compares it with itself
     monkeypatch.setattr(templates.ByteTemplate, "learn", _refuse)
     monkeypatch.setattr(SSEPayloadDecoder, "_batch", _refuse)
-    monkeypatch.setattr(gemini._Spans, "learn", _refuse)
-    monkeypatch.setattr(ollama._Usual, "learn", _refuse)
+    monkeypatch.setattr(spans.Spans, "learn", _refuse)
+    monkeypatch.setattr(fast_ollama.Usual, "learn", _refuse)
     monkeypatch.setattr(ollama.OllamaDecoder, "_usual_run", _refuse)
     with fast_paths(False):
         for capture in CAPTURES:

@@ -13,9 +13,10 @@ and a decoder declares its frames to them:
   slices.
 - :mod:`.layouts`: the key layouts :class:`~llm_rx.wire.changed.ChangedFields` shares between
   streams.
-- the shape of the last plain chunk a decoder learnt (its keys, the values that must stay
-  the same, the one delta that varies), read with a handful of lookups: for now in the OpenAI
-  chat and Gemini decoders' own modules.
+- :mod:`.spans`: a frame's bytes around a string and an object of counts that both vary.
+- :mod:`.openai_chat`, :mod:`.gemini`, :mod:`.ollama`: the frames each of those decoders
+  declares (the shape of its last plain chunk: its keys, the values that must stay the same,
+  the one delta that varies) and the hot path that reads them.
 
 Elsewhere, behind the same switch: the framers' whole-read splits (``sse``, ``ndjson``,
 ``json_array``), a whole body handed over in one read decoded as a connection's reads of

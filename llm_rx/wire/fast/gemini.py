@@ -1,0 +1,202 @@
+"""The frames Gemini declares to the speed mechanism, and its hot path.
+
+A plain text chunk (one candidate, one text part for its open text block, no finish reason)
+is declared twice when the general path has decoded it (``_learn_shape``): as its
+:class:`Shape` (its keys and the values that must stay the same; the text and the
+``usageMetadata`` vary) and as its :class:`~llm_rx.wire.fast.spans.Spans` (its bytes around the
+text and the usage counts). A later chunk with the same bytes but for those two is read by
+parsing the two alone, a run of them at C level (``_batch``); one of the same shape with a
+handful of lookups; anything else takes the general path (``GeminiDecoder._chunk``), which
+gives the same events. With the shortcuts off nothing is declared.
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import orjson
+
+from ...events import Event, TextDelta
+from .._boundary import new_event
+from .._checks import check_depth
+from .._gemini_tables import CANDIDATE_FIELDS, CHUNK_FIELDS, Candidate
+from ..sse import SSEEvent
+from .batches import TemplateFrames
+from .spans import Spans
+
+__all__ = ["GeminiShortcuts", "Shape"]
+
+_loads = orjson.loads
+# Where a chunk's text and its usage counts start (with the JSON spacing both forms use).
+_TEXT_AT = (b'"text": "', b'"text":"')
+_USAGE_AT = (b'"usageMetadata": ', b'"usageMetadata":')
+
+
+class Shape(NamedTuple):
+    """The shape of the last plain text chunk, for the hot path."""
+
+    keys: tuple[str, ...]
+    extras: tuple[tuple[str, Any], ...]  # the chunk's own fields and their values
+    candidate_keys: tuple[str, ...]
+    candidate_extras: tuple[tuple[str, Any], ...]
+    content_keys: tuple[str, ...]
+    candidate: Candidate
+
+
+class GeminiShortcuts(TemplateFrames):
+    """The hot path of :class:`~llm_rx.wire.gemini.GeminiDecoder` (which gives ``_chunk``,
+    ``_usage`` and the candidates)."""
+
+    _fast: Shape | None = None  # the last plain chunk's shape
+    _spans: Spans | None = None  # ... and its bytes
+
+    if TYPE_CHECKING:  # (the decoder's)
+        _candidates: dict[int, Candidate]
+        _last_usage: Any
+        _usage_due: bool
+
+        def _chunk(self, chunk: dict[str, Any], raw: bytes, out: list[Event]) -> None: ...
+        def _usage(self, usage: Any, out: list[Event]) -> None: ...
+
+    def _batchable(self) -> bool:
+        return self._spans is not None
+
+    def _batch(self, frames: list[Any], start: int, out: list[Event]) -> int:
+        """Runs of chunks like the last plain one (see :class:`Spans`) decode in batches,
+        with no Python work per chunk; returns where the one-by-one loop takes over."""
+        spans = self._spans
+        assert spans is not None
+        if self._spans_run(frames[start:], out):  # (all of them: no runs to find)
+            return len(frames)
+        return self._in_runs(
+            frames, start, spans.prefix, spans.suffix,
+            lambda run: self._spans_run(run, out),
+            lambda others: self._one_by_one(others, 0, out, False),
+            lambda: self._spans is spans,
+        )
+
+    def _spans_run(self, frames: list[Any], out: list[Event]) -> bool:
+        """Decode ``frames`` as the spans path of :meth:`_data` would, one by one, if each is
+        the last plain chunk with another text and counts; ``False`` (nothing decoded) if not."""
+        spans = self._spans
+        assert spans is not None
+        found = spans.strings(frames)
+        if found is None:
+            return False
+        texts, counts = found
+        block = spans.block
+        if texts[0]:
+            out.append(new_event(TextDelta, (block, texts[0])))
+        self._usage(counts[0], out)
+        rest = texts[1:]
+        if "" in rest:
+            rest = [text for text in rest if text]
+        out.extend(map(new_event, repeat(TextDelta), zip(repeat(block), rest)))
+        # The later counts, one by one, would each be held (same keys) when they differ from
+        # the one before; the latest is the last one.
+        if counts.count(counts[0]) != len(counts):
+            self._last_usage = counts[-1]
+            self._usage_due = True
+        return True
+
+    def _data(self, data: bytes, out: list[Event]) -> None:
+        spans = self._spans
+        if spans is not None and data.startswith(spans.prefix) and data.endswith(spans.suffix):
+            # The hottest path: the last plain chunk's bytes but for its text and its usage
+            # counts; only those two are parsed (see :class:`Spans`).
+            opening = len(spans.prefix) - 1
+            middle = data.find(spans.middle, opening + 1)
+            usage_from = middle + len(spans.middle)
+            usage_to = len(data) - len(spans.suffix)
+            if middle > opening and usage_to > usage_from:
+                try:
+                    text = _loads(data[opening : middle + 1])
+                    usage = _loads(data[usage_from:usage_to])
+                except orjson.JSONDecodeError:
+                    text = usage = None
+                if text.__class__ is str and usage.__class__ is dict:
+                    check_depth(usage, data)
+                    if text:
+                        out.append(new_event(TextDelta, (spans.block, text)))
+                    self._usage(usage, out)
+                    return
+        try:
+            chunk = _loads(data)
+        except orjson.JSONDecodeError:
+            chunk = None
+        if chunk.__class__ is not dict:  # the general path says what is wrong with it
+            self._event(SSEEvent("message", data), out)
+            return
+        check_depth(chunk, data)
+        fast = self._fast
+        if fast is not None and tuple(chunk) == fast.keys and self._same(chunk, fast.extras):
+            # The hot path: a chunk shaped like the last plain one (one candidate, one text
+            # part for its open text block) decodes to one TextDelta, as ``_chunk`` would.
+            candidates = chunk["candidates"]
+            raw = candidates[0] if candidates.__class__ is list and len(candidates) == 1 else None
+            if (
+                raw.__class__ is dict
+                and tuple(raw) == fast.candidate_keys
+                and raw.get("finishReason") is None
+                and self._same(raw, fast.candidate_extras)
+            ):
+                content = raw["content"]
+                parts = content.get("parts") if content.__class__ is dict else None
+                if (
+                    parts.__class__ is list
+                    and len(parts) == 1
+                    and tuple(content) == fast.content_keys
+                ):
+                    part = parts[0]
+                    text = part.get("text") if part.__class__ is dict and len(part) == 1 else None
+                    if text.__class__ is str and text:
+                        out.append(new_event(TextDelta, (fast.candidate.block, text)))
+                        self._usage(chunk.get("usageMetadata"), out)
+                        return
+        self._chunk(chunk, data, out)
+
+    @staticmethod
+    def _same(obj: dict[str, Any], values: tuple[tuple[str, Any], ...]) -> bool:
+        for key, value in values:  # noqa: SIM110 - a loop: no generator on the hot path
+            if obj[key] != value:
+                return False
+        return True
+
+    def _learn_shape(self, chunk: dict[str, Any], data: bytes) -> None:
+        """Remember the shape of a plain text chunk, and its bytes (see :meth:`_data`)."""
+        self._fast = None
+        self._spans = None
+        if not self._shortcuts:
+            return
+        candidates = chunk.get("candidates")
+        if not (isinstance(candidates, list) and len(candidates) == 1) or chunk.get("error"):
+            return
+        raw = candidates[0]
+        content = raw.get("content") if isinstance(raw, dict) else None
+        parts = content.get("parts") if isinstance(content, dict) else None
+        cand = self._candidates.get(raw.get("index", 0)) if parts else None
+        if (
+            cand is None
+            or cand.finished
+            or cand.kind != "text"
+            or raw.get("finishReason") is not None
+            or not isinstance(parts, list)
+            or len(parts) != 1
+            or not isinstance(parts[0], dict)
+            or list(parts[0]) != ["text"]
+        ):
+            return
+        self._fast = Shape(
+            tuple(chunk),
+            tuple((k, v) for k, v in chunk.items() if k not in CHUNK_FIELDS),
+            tuple(raw),
+            tuple((k, v) for k, v in raw.items() if k not in CANDIDATE_FIELDS),
+            tuple(content) if isinstance(content, dict) else (),
+            cand,
+        )
+        if cand.block is not None:
+            self._spans = Spans.learn(data, _TEXT_AT, parts[0]["text"], _USAGE_AT,
+                                      chunk.get("usageMetadata"), cand.block)
+            if self._spans is not None:
+                self._learned += 1

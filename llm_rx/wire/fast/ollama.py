@@ -1,0 +1,124 @@
+"""The lines Ollama declares to the speed mechanism: a usual line's bytes, read in batches.
+
+A usual line (the reply's model, a time and a text delta, nothing else) is declared by the
+decoder once it has decoded one (``_declare_usual``, a few tries at most): its bytes around
+the time and the text (:class:`Usual`). A run of lines that are that line with another time
+and text decodes at C level, the text of each parsed as one JSON array and the time only
+checked (:meth:`Usual.strings`); the other lines go one by one. With the shortcuts off
+nothing is declared and no batch is tried.
+"""
+
+from __future__ import annotations
+
+from itertools import repeat
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ...events import BlockKind, Event, TextDelta
+from .._boundary import new_event
+from .batches import BATCH, BATCH_TRIES, Runs
+from .templates import ByteTemplate, json_strings, split_frames
+
+__all__ = ["OllamaShortcuts", "Usual"]
+
+# Of a partition: what came before and after the separator.
+_BEFORE, _AFTER = itemgetter(0), itemgetter(2)
+_PLAIN = bytes(sorted(set(range(0x20, 0x7F)) - {0x22, 0x5C}))  # printable ASCII but '"' and '\\'
+
+
+class Usual(NamedTuple):
+    """The bytes of a usual line around its two varying strings, the time and the text: a
+    line whose other bytes are the same, both strings valid, is that line with another time
+    and text (the time is not read on a usual line)."""
+
+    prefix: bytes  # up to and with the time's opening quote
+    middle: bytes  # from the time's closing quote to the text's opening quote, both included
+    suffix: bytes  # from the text's closing quote on
+
+    @classmethod
+    def learn(cls, line: bytes, time: Any, text: str) -> Usual | None:
+        if not isinstance(time, str):
+            return None
+        at = ByteTemplate.learn(line, b'"created_at":"', time)
+        said = ByteTemplate.learn(line, b'"content":"', text)
+        if at is None or said is None:
+            return None
+        middle = line[len(line) - len(at.suffix) : said.start + 1]
+        if len(middle) < 2 or said.start < at.start:  # (the text after the time, apart)
+            return None
+        return cls(at.prefix, middle, said.suffix)
+
+    def strings(self, lines: list[bytes]) -> list[str] | None:
+        """The texts of ``lines`` if each is this line with another time and text; ``None``
+        if one is not. (C-level work only, no Python per line.)"""
+        parts = split_frames(lines, *self)
+        if parts is None:
+            return None
+        # The times are not read, only checked: plain ASCII, no quote, no backslash, so each
+        # is a valid JSON string (any other time sends the lines one by one).
+        if b"".join(map(_BEFORE, parts)).translate(None, _PLAIN):
+            return None
+        return json_strings(map(_AFTER, parts), len(lines))
+
+
+class OllamaShortcuts(Runs):
+    """The batches of :class:`~llm_rx.wire.ollama.OllamaDecoder` (which gives the open
+    block and decodes a line by itself)."""
+
+    _usual: Usual | None = None  # the bytes of a usual line, for batches
+    _learning = 3  # tries left to learn them
+
+    if TYPE_CHECKING:  # (the decoder's)
+        _open: int | None
+        _open_kind: BlockKind | None
+
+        def _line(self, line: bytes, out: list[Event]) -> None: ...
+        def _each(self, frames: list[Any], out: list[Event], one: Any) -> None: ...
+
+    def _declare_usual(self, line: bytes, time: Any, text: str) -> None:
+        """``line`` is a usual line, with ``time`` and ``text``: learn its bytes."""
+        self._learning -= 1
+        self._usual = Usual.learn(line, time, text)
+
+    def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
+        """Runs of usual lines (see :class:`Usual`) decode in batches, with no Python work
+        per line; the other lines, and all of a short chunk, one by one."""
+        if self._in_slices(lines, out, self._lines_of):
+            return
+        count = len(lines)
+        tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
+        position = 0
+        while position < count and tries:
+            tries -= 1
+            usual = self._usual
+            if usual is None:  # one line at a time, while one may teach the usual bytes
+                if not self._learning:
+                    break
+                self._each(lines[position : position + 1], out, self._line)
+                position += 1
+            elif self._open_kind == "text" and count - position >= BATCH:
+                if self._usual_run(lines[position:], out):  # (all of them: no runs to find)
+                    return
+                position = self._in_runs(
+                    lines, position, usual.prefix, usual.suffix,
+                    lambda run: self._usual_run(run, out),
+                    lambda others: self._each(others, out, self._line),
+                    lambda: self._open_kind == "text",
+                )
+            else:
+                break
+            if self.finished:
+                self.ignored_frames += count - position
+                return
+        if position < count:
+            self._each(lines[position:], out, self._line)
+
+    def _usual_run(self, lines: list[bytes], out: list[Event]) -> bool:
+        assert self._usual is not None  # (learned once, kept: it holds in any text block)
+        texts = self._usual.strings(lines)
+        if texts is None:
+            return False
+        if "" in texts:
+            texts = [text for text in texts if text]
+        out.extend(map(new_event, repeat(TextDelta), zip(repeat(self._open), texts)))
+        return True
