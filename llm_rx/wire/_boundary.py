@@ -1,4 +1,4 @@
-"""The decoders' error boundary and the small helpers every decoder's hot path shares.
+"""The decoders' error boundary and the small functions every decoder's hot path shares.
 
 Whatever a frame makes a decoder raise, the caller gets a typed error that carries the frame
 and the events decoded before it (:func:`attach_events`, :func:`shape_error`); llm-rx's own

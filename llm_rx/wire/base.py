@@ -28,8 +28,8 @@ from .fast.batches import BATCH, BATCH_SLICE, BATCH_TRIES, Runs, TemplateFrames
 from .fast.templates import ByteTemplate, json_strings, split_frames
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
-# (the helpers and the speed mechanism's names are re-exported: ``llm_rx.wire.base`` is where
-# the decoders and their tests have always found them)
+# (the shared functions and the speed mechanism's names are re-exported: ``llm_rx.wire.base``
+# is where the decoders and their tests have always found them)
 __all__ = [
     "BATCH",
     "BATCH_SLICE",

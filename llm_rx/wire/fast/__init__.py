@@ -5,7 +5,7 @@ The decoders say what their frames mean; the shortcuts that skip the general cod
 and a decoder declares its frames to them:
 
 - :mod:`.templates`: byte templates, a frame's bytes around the one string that varies
-  (``ByteTemplate.learn(data, marker, value)``), and the C-level helpers that read a run of
+  (``ByteTemplate.learn(data, marker, value)``), and the C-level functions that read a run of
   such frames at once (``split_frames``, ``json_strings``).
 - :mod:`.batches`: the engines that decode runs of a template's frames in one step (an SSE
   decoder declares a template with ``_learn(data, marker, value, event_type, block,
