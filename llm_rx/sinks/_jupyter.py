@@ -6,6 +6,7 @@ import html
 import importlib
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from reactivex import Observable, abc
@@ -29,8 +30,8 @@ from ._format import (
     thinking_title,
 )
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
-from ._server_tools import server_tool_lines
-from ._sources import Source, cited_pieces, markers, snippet_text
+from ._server_tools import ToolLines, server_tool_lines
+from ._sources import Source, cited_pieces, href, markers, short_url, snippet_text
 
 __all__ = ["DisplayUnavailableError", "ReplyFrame", "jupyter_display"]
 
@@ -150,7 +151,7 @@ def render_frame(
 ) -> ReplyFrame:
     """The Markdown and plain text of a reply (``final``: as it ended, else in progress;
     ``notes``: footer lines of the operators after the display)."""
-    markdown: list[str] = []
+    markdown: list[str | _Line] = []
     plain: list[str] = []
     parts = text_runs(response.content, citations(response))
     last = len(parts) - 1
@@ -180,10 +181,9 @@ def render_frame(
             markdown.append(_quote(f"**Refusal:** {block.text}"))
             plain.append(f"[refusal] {block.text}")
         elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, collapsed)
-            title, details = server_tool_lines(block)
-            body = "\n".join(f"> {html.escape(line, quote=False)}  " for line in details)
-            markdown.append(_collapsed(f"⚙ {html.escape(title)}", body))
-            plain.append(f"[{title}]")
+            tool = server_tool_lines(block)
+            markdown.append(_Line(f"⚙ {html.escape(tool.title)}", _tool_body(tool)))
+            plain.append(f"[{tool.title}]")
     if sources:
         markdown.append(_sources_markdown(sources))
         plain.extend(f"[{source.number}] {source.url or source.name}" for source in sources)
@@ -195,42 +195,89 @@ def render_frame(
     one_line = footer.replace("\n", " · ")  # (the notebook wraps it to its width)
     markdown.append(f"<sub>{html.escape(one_line)}</sub>")
     plain.append("\n".join(f"-- {line}" for line in footer.split("\n")))
-    return ReplyFrame("\n\n".join(part for part in markdown if part),
-                      "\n".join(part for part in plain if part))
+    return ReplyFrame(_joined(markdown), "\n".join(part for part in plain if part))
 
 
-def _thinking_markdown(block: ThinkingBlock, thinking: bool) -> str:
+@dataclass(frozen=True)
+class _Line:
+    """A line about the reply rather than of it (thinking, a server tool): collapsed, it
+    opens on ``body``; with nothing to open, the summary alone (a disclosure triangle that
+    opens on nothing looks broken)."""
+
+    summary: str
+    body: str = ""
+
+    def markdown(self, gap: str) -> str:
+        style = f' style="margin: 0 0 {gap}"'  # (a <p>'s margin and a <details>' differ)
+        if not self.body:
+            return f"<div{style}>{self.summary}</div>"
+        return (f"<details{style}><summary>{self.summary}</summary>\n\n{self.body}\n\n"
+                "</details>")
+
+
+#: Under a line about the reply: the next such line, close; the answer, a paragraph's gap.
+_LINE_GAP, _PARAGRAPH_GAP = "0.35em", "1em"
+
+
+def _joined(parts: list[str | _Line]) -> str:
+    """The frame's parts one after the other; each line spaced by what follows it."""
+    shown = [part for part in parts if part]
+    out: list[str] = []
+    for position, part in enumerate(shown):
+        if isinstance(part, _Line):
+            following = shown[position + 1] if position + 1 < len(shown) else None
+            part = part.markdown(_LINE_GAP if isinstance(following, _Line) else _PARAGRAPH_GAP)
+        out.append(part)
+    return "\n\n".join(out)
+
+
+def _thinking_markdown(block: ThinkingBlock, thinking: bool) -> _Line:
     """Collapsed: a ``<details>`` whose summary says how much, the text quoted inside."""
     summary = thinking_title(block, thinking).capitalize()
     text = block.text.strip("\n")
-    return _collapsed(summary, _quote(html.escape(text, quote=False)) if text.strip() else "")
+    return _Line(summary, _quote(html.escape(text, quote=False)) if text.strip() else "")
 
 
-def _collapsed(summary: str, body: str) -> str:
-    """A ``<details>`` that opens on ``body``; with nothing to open, the summary alone (a
-    disclosure triangle that opens on nothing looks broken)."""
-    if not body:
-        return f"<p>{summary}</p>"
-    return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
+def _tool_body(tool: ToolLines) -> str:
+    """What a server tool was given (the whole input, as code), then its result's lines."""
+    parts = []
+    if tool.code is not None:
+        fence = _fence(tool.code)
+        parts.append(f"{fence}\n{tool.code}\n{fence}")
+    if tool.details:
+        parts.append("\n".join(f"> {html.escape(line, quote=False)}  " for line in tool.details))
+    return "\n\n".join(parts)
 
 
 def _sources_markdown(sources: list[Source]) -> str:
-    """A numbered list under the answer: title (a link to the URL), the URL, the snippet."""
+    """A numbered list under the answer: each source a link (its text the title, else the
+    URL's host and path, shortened; its target the whole URL, encoded where it must be),
+    where it leads when the title does not say, and the cited snippet."""
     lines = ["**Sources**", ""]
     for source in sources:
-        title = source.name.replace("[", "\\[").replace("]", "\\]")
+        text = _link_text(source.link_text)
         if source.url is None:  # (a document, a file: named, nothing to link to)
-            line = f"{source.number}. {title}"
-        elif source.title is None:  # (a bare URL: shown once)
-            line = f"{source.number}. [{title}](<{source.url}>)"
+            line = f"{source.number}. {text}"
         else:
-            line = (f"{source.number}. [{title}](<{source.url}>) "
-                    f"<sub>{html.escape(source.url)}</sub>")
+            line = f"{source.number}. [{text}](<{href(source.url)}>)"
+            if source.title is not None and not _names_a_site(source.title):
+                line += f" <sub>{html.escape(short_url(source.url))}</sub>"
         snippet = snippet_text(source)
         if snippet:
             line += f"<br>“{html.escape(snippet)}”"
         lines.append(line)
     return "\n".join(lines)
+
+
+def _link_text(text: str) -> str:
+    """Text that stays a link's text: no brackets or HTML of its own, on one line."""
+    escaped = html.escape(" ".join(text.split()), quote=False)
+    return escaped.replace("[", "\\[").replace("]", "\\]")
+
+
+def _names_a_site(title: str) -> bool:
+    """A title that is a host name (``timeanddate.com``) already says where it leads."""
+    return "." in title and not any(c.isspace() for c in title.strip())
 
 
 def _quote(text: str) -> str:

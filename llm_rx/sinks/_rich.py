@@ -5,8 +5,10 @@ from __future__ import annotations
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 
 from ..builder import Snapshot
@@ -26,13 +28,17 @@ from ._format import (
     problem_text,
     thinking_title,
 )
-from ._server_tools import server_tool_lines
+from ._server_tools import ToolLines, server_tool_lines
 from ._sources import Source, cited_pieces, markers, snippet_text
 
 __all__ = ["RichView", "render_reply"]
 
 #: Lines of a thinking block shown while it streams (it is collapsed to a title after).
 THINKING_TAIL = 3
+#: Lines of a server tool's input (a program) shown under its title.
+CODE_SHOWN = 8
+#: Columns the lines under a title are set in.
+INDENT = 4
 
 
 class RichView:
@@ -101,37 +107,58 @@ def render_reply(
         elif isinstance(block, RefusalBlock):
             parts.append(Text(f"refusal: {block.text}", style="yellow"))
         elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, a line or few)
-            title, details = server_tool_lines(block)
-            parts.append(Text(f"▸ {title}", style="dim italic"))
-            parts.extend(Text(f"    {line}", style="dim") for line in details)
+            parts.extend(_server_tool(server_tool_lines(block)))
     if sources:
-        parts.append(_sources(sources))
+        parts += [Text(""), _sources(sources)]  # (a blank line: the list is not the answer)
     problem = problem_text(response) if final else None
     if problem:
         parts.append(Text(f"⚠ {problem}", style="bold red"))
+    if parts:
+        parts.append(Text(""))  # (the footer under a blank line)
     parts.append(_Footer(response, final, notes))
     return Group(*parts)
 
 
+def _indented(text: Text) -> Padding:
+    """``text`` four columns in, and so are the lines it wraps or folds onto."""
+    return Padding(text, (0, 0, 0, INDENT))
+
+
+def _server_tool(tool: ToolLines) -> list[RenderableType]:
+    """The title, then the input as code (its first lines), then the result's first lines."""
+    parts: list[RenderableType] = [Text(f"▸ {tool.title}", style="dim italic")]
+    if tool.code is not None:
+        lines = tool.code.splitlines()
+        more = len(lines) - CODE_SHOWN
+        shown = "\n".join(lines[:CODE_SHOWN]).rstrip()
+        parts.append(_indented(Text(shown, style="cyan dim", overflow="fold")))
+        if more > 0:
+            parts.append(_indented(Text(f"… and {more} more lines", style="dim")))
+    parts.extend(_indented(Text(line, style="dim")) for line in tool.details)
+    return parts
+
+
 def _sources(sources: list[Source]) -> Group:
-    """A numbered list under the answer: title, URL, the cited snippet (dim). The URL is a
-    link (OSC 8) where the terminal has them: one wider than the console, folded onto the
-    next lines, stays one link to the whole URL."""
-    parts: list[RenderableType] = [Text("Sources", style="bold")]
+    """A numbered list under the answer: title, URL, the cited snippet (dim), each source's
+    lines starting under its title (a long title, a folded URL, a wrapped snippet too). The
+    URL is a link (OSC 8) where the terminal has them: one wider than the console, folded
+    onto the next lines, stays one link to the whole URL."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1)
     for source in sources:
-        number = (f"[{source.number}] ", "bold")
-        url = None if source.url is None else (  # (a Style: a URL may hold spaces)
-            source.url, Style(color="blue", underline=True, link=source.url))
-        if source.title is None:  # (the URL alone, once)
-            parts.append(Text.assemble(number, *filter(None, [url]), overflow="fold"))
-        else:
-            parts.append(Text.assemble(number, source.title))
-            if url is not None:
-                parts.append(Text.assemble("    ", url, overflow="fold"))
+        lines: list[RenderableType] = []
+        url = None if source.url is None else Text(  # (a Style: a URL may hold spaces)
+            source.url, Style(color="blue", underline=True, link=source.url), overflow="fold")
+        if source.title is not None:
+            lines.append(Text(source.title))
+        if url is not None:  # (with no title: the URL alone, once)
+            lines.append(url)
         snippet = snippet_text(source)
         if snippet:
-            parts.append(Text(f"    “{snippet}”", style="dim"))
-    return Group(*parts)
+            lines.append(Text(f"“{snippet}”", style="dim"))
+        grid.add_row(Text(f"[{source.number}]", style="bold"), Group(*lines))
+    return Group(Text("Sources", style="bold"), grid)
 
 
 class _Footer:

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import quote, urlsplit
 
 from ..wire.citations import Citation
 from ._flow import TextRun
 
-__all__ = ["Source", "cited_pieces", "markers", "snippet_text"]
+__all__ = ["Source", "cited_pieces", "href", "markers", "short_url", "snippet_text"]
+
+#: Characters of a URL shown as a link's text at most (host and the start of the path).
+SHORT_URL = 48
+#: What stays as it is in a link's target: the URL's own delimiters and its ``%`` escapes.
+_URL_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
 
 
 @dataclass
@@ -27,6 +33,11 @@ class Source:
     def name(self) -> str:
         """What the list shows first: the title, else the URL."""
         return self.title or self.url or "?"
+
+    @property
+    def link_text(self) -> str:
+        """A link's text: the title, else the URL's host and the start of its path."""
+        return self.title or (short_url(self.url) if self.url else "?")
 
 
 def cited_pieces(
@@ -82,3 +93,25 @@ def snippet_text(source: Source, limit: int = 160) -> str | None:
         return None
     snippet = " ".join(source.snippets[0].split())
     return snippet if len(snippet) <= limit else snippet[: limit - 1].rstrip() + "…"
+
+
+def href(url: str) -> str:
+    """``url`` as a link's target: whole, with what may not stand in one percent-encoded
+    (a space, ``<``, ``>``, a quote, non-ASCII); its own ``%`` escapes kept as they are."""
+    return quote(url.strip(), safe=_URL_SAFE)
+
+
+def short_url(url: str, limit: int = SHORT_URL) -> str:
+    """``"britannica.com/place/Mount-Columbia"``: the host (no ``www.``) and the path, no
+    query, shortened to ``limit`` characters; a URL that does not parse, as it is, shortened."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+    except ValueError:
+        host, parts = "", None
+    if host and parts is not None:
+        host = host.removeprefix("www.")
+        text = host + parts.path.rstrip("/")
+    else:
+        text = url.strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip("/") + "…"
