@@ -80,27 +80,45 @@ def _shown(value: object) -> str:
     return ABSENT if value is None else str(value)
 
 
-#: The summary under a reply fits a terminal of 100 columns (like the display's footer).
+#: The summary under a reply is one line of a terminal of 100 columns (it never wraps).
 SUMMARY_WIDTH = 100
 
 
-def _summary(response: Response, out: TextIO) -> None:
-    """One line under a reply: whose, which model, how it ended, and the token counts."""
+def _summary(response: Response, out: TextIO, width: int = SUMMARY_WIDTH) -> None:
+    """One line under a reply: whose, which model, how it ended, and the token counts.
+
+    What does not fit ``width`` is left out, the least useful first: a count nobody
+    reported, then the cache and reasoning counts, the stop reason, the model (never shown
+    as unknown), the output and input counts; whose reply it is and whether it is complete
+    (and why not, shortened to the room there is) always stay."""
     usage = response.usage
-    state = "complete" if response.complete else f"INCOMPLETE ({_why(response)})"
-    parts = [
-        f"-- {response.provider}", f"model {_shown(response.model)}",
-        f"stop {_shown(response.stop_reason)}", state,
-        f"tokens: input {_shown(usage.input_tokens)}, output {_shown(usage.output_tokens)}, "
-        f"reasoning {_shown(usage.reasoning_tokens)}, cache read {_shown(usage.cache_read_tokens)}",
-    ]
-    lines: list[str] = []  # (broken between its parts to 100 columns, never inside one)
-    for part in parts:
-        if lines and len(lines[-1]) + 3 + len(part) <= SUMMARY_WIDTH:
-            lines[-1] += " · " + part
-        else:
-            lines.append(part if not lines else "   " + part)
-    out.write("\n".join(lines) + "\n")
+    # (a part: its text, and its rank: the highest is left out first; 0 always stays)
+    parts = [(f"-- {response.provider}", 0), *([(response.model, 6)] if response.model else []),
+             (f"stop {_shown(response.stop_reason)}", 7), (_state(response, _WHY), 0)]
+    for label, value, rank in (("input", usage.input_tokens, 4),
+                               ("output", usage.output_tokens, 5),
+                               ("reasoning", usage.reasoning_tokens, 8),
+                               ("cache read", usage.cache_read_tokens, 9)):
+        parts.append((f"{label} {_shown(value)}", rank + (10 if value is None else 0)))
+    while len(" · ".join(text for text, _ in parts)) > width and any(r for _, r in parts):
+        highest = max(rank for _, rank in parts)
+        parts = [(text, rank) for text, rank in parts if rank != highest]
+    line = " · ".join(text for text, _ in parts)
+    if len(line) > width:  # (only why it ended is left to shorten)
+        state = _state(response, min(_WHY, len(_why(response))) - (len(line) - width))
+        line = " · ".join(state if text.startswith("INCOMPLETE") else text for text, _ in parts)
+    out.write(line[:width] + "\n")
+
+
+#: Characters of why a reply is incomplete shown in its summary at most.
+_WHY = 60
+
+
+def _state(response: Response, room: int) -> str:
+    if response.complete:
+        return "complete"
+    why = _why(response)
+    return f"INCOMPLETE ({why if len(why) <= room else why[: max(1, room - 1)] + '…'})"
 
 
 def _why(response: Response) -> str:
