@@ -13,7 +13,7 @@ from anthropic.types import Message
 from openai.types.chat import ChatCompletion
 
 import llm_rx
-from llm_rx.cli import main
+from llm_rx.cli import _summary, _why, main
 from llm_rx.data import DEMO_CAPTURES, capture_path
 
 from .captures import capture
@@ -33,16 +33,40 @@ def test_cli_demo_runs_without_a_terminal_and_ends_each_reply_with_one_line() ->
     assert '"stop_reason"' not in result.stdout  # no JSON unless asked for
     replies = result.stdout.split("\n=== replaying ")[1:]
     assert len(replies) == len(DEMO_CAPTURES)
-    for reply in replies:  # each ends with its summary, broken between parts to 100 columns
+    for reply in replies:  # each ends with its summary: one line, within 100 columns
         _, marker, summary = reply.rstrip("\n").rpartition("\n-- ")
         assert marker
-        lines = ("-- " + summary).split("\n")
-        assert len(lines) <= 2
-        assert all(len(line) <= 100 for line in lines)
-        assert all(line.startswith("   ") for line in lines[1:])
-        assert " · complete" in lines[0]
-        assert "tokens: input " in lines[-1]
+        assert "\n" not in summary
+        assert len("-- " + summary) <= 100
+        assert " · complete" in summary
+        assert " · input " in summary
+        assert " · output " in summary
     assert result.stdout.endswith("\n")
+
+
+@pytest.mark.parametrize("name", [
+    "anthropic/web-search-citations.sse", "mistral/magistral-thinking-chunks.sse",
+    "openrouter/error-chunk-finish-length.sse", "anthropic/error-api-error-midstream.partial.sse",
+])
+@pytest.mark.parametrize("width", [100, 60])
+def test_cli_summary_is_one_line_within_the_width(name: str, width: int) -> None:
+    response = llm_rx.reassemble(capture(name).data)
+    out = io.StringIO()
+    _summary(response, out, width)
+    line = out.getvalue()
+    assert line.endswith("\n")
+    assert line.count("\n") == 1
+    assert len(line) - 1 <= width
+    assert line.startswith(f"-- {response.provider} · ")
+    assert (" · complete" in line) == response.complete
+    if not response.complete:  # why it ended stays, shortened to the room there is
+        assert " · INCOMPLETE (" in line
+        assert _why(response) in line or "…)" in line
+    if width == 100:  # the least useful parts go first: the counts of input and output stay
+        assert "None" not in line
+        assert " · —" not in line
+        if response.usage.output_tokens is not None:
+            assert f" · output {response.usage.output_tokens}" in line
 
 
 def test_cli_demo_json_prints_each_reassembled_response() -> None:

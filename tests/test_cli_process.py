@@ -144,7 +144,9 @@ def test_cli_summary_shows_no_python_none() -> None:
     assert result.returncode == 0, result.stderr
     summary = result.stdout[result.stdout.index("\n-- "):]
     assert "None" not in summary
-    assert "cache read —" in summary  # a count nobody reported
+    # a count nobody reported: "—", never 0 or None; left out first when the line is full
+    assert summary == ("\n-- openai-chat · gpt-4o-2024-08-06 · stop end_turn · complete · "
+                       "input 14 · output 30 · reasoning 0\n")
 
 
 def test_cli_version() -> None:

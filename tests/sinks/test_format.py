@@ -52,15 +52,15 @@ def test_footer_breaks_between_parts_never_inside_one() -> None:
 def test_render_frame_redacted_thinking_says_so_with_its_size() -> None:
     frame = render_frame(llm_rx.reassemble(capture("anthropic/redacted-thinking.sse").data), True)
     # (a line, not a <details> that opens on nothing: the encrypted data is not shown)
-    assert "<p>Thinking (redacted: 744 bytes of encrypted data)</p>" in frame.markdown
-    assert "<details>" not in frame.markdown
+    assert ">Thinking (redacted: 744 bytes of encrypted data)</div>" in frame.markdown
+    assert "<details" not in frame.markdown
     assert "[thinking (redacted: 296 bytes of encrypted data)]" in frame.plain
 
 
 def test_render_frame_thinking_before_any_text_arrived_has_no_count() -> None:
     response = _partial("anthropic/thinking-signature.sse", 3)  # message_start, block start
     frame = render_frame(response, final=False)
-    assert "<p>Thinking…</p>" in frame.markdown
+    assert ">Thinking…</div>" in frame.markdown
     assert "characters" not in frame.markdown
 
 
@@ -71,7 +71,7 @@ def test_render_frame_signed_thinking_without_text_says_no_text_was_sent() -> No
     assert not thinking.text
     assert not thinking.redacted
     frame = render_frame(response, True)
-    assert "<p>Thinking (no text sent)</p>" in frame.markdown
+    assert ">Thinking (no text sent)</div>" in frame.markdown
     assert "0 characters" not in frame.markdown
     assert "[thinking (no text sent)]" in frame.plain
 

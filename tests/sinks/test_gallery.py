@@ -23,6 +23,7 @@ from llm_rx.sinks._rich import render_reply
 from llm_rx.wire import citations
 
 from ..captures import capture
+from .links import markdown_targets, same_url, whole
 from .test_notebooks import NOTEBOOKS, ROOT, FrameCountingClient, Run
 
 GALLERY = "04-gallery.ipynb"
@@ -30,7 +31,7 @@ GALLERY = "04-gallery.ipynb"
 #: The capture each gallery cell replays, and what it must show: lines of its final frame.
 CASES: dict[str, list[str]] = {
     "gemini/json-array-function-call.json": [
-        "<details><summary>Thinking (236 characters)</summary>",
+        "<summary>Thinking (236 characters)</summary>",
         "**Tool call** `pelican_name_generator`\n```json\n{}\n```"],
     "anthropic/web-search-citations.sse": [
         "⚙ web_search: top world news today", "⚙ web_search: 10 results"],
@@ -41,8 +42,8 @@ CASES: dict[str, list[str]] = {
         "⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255&quot; | bc -l",
         "⚙ bash_code_execution: exit code 0"],
     "openai/responses-web-search.sse": [
-        "<p>Thinking (redacted: 2,616 bytes of encrypted data)</p>",
-        "<p>⚙ web_search: weather: San Francisco, CA</p>"],
+        ">Thinking (redacted: 2,616 bytes of encrypted data)</div>",
+        ">⚙ web_search: weather: San Francisco, CA</div>"],
     "mistral/magistral-thinking-chunks.sse": [
         "> **⚠ Interrupted: the stream ended inside a frame**", "stop: interrupted"],
     "openrouter/error-chunk-finish-length.sse": [
@@ -119,8 +120,10 @@ def test_gallery_frame_structure(gallery: Run, name: str) -> None:
     assert _fences_balanced(final), name
     assert "</summary>\n\n\n\n</details>" not in final  # no <details> opening on nothing
     answer, _, sources = final.partition("**Sources**")
-    for url in _cited_urls(name):
-        assert f"(<{url}>)" in sources, url
+    targets = markdown_targets(sources)
+    for url in _cited_urls(name):  # each source a link, its target the whole URL
+        assert any(same_url(target, url) for target in targets), url
+    assert all(whole(target) for target in targets), name
     if name in CITING:
         assert _cited_urls(name)
         assert "<sup>[1]</sup>" in answer
@@ -164,8 +167,8 @@ def test_gallery_rich_structure(name: str) -> None:
     assert "```" not in rendered, name
     assert "**" not in rendered, name
     sources = rendered.partition("\nSources\n")[2]
-    for url in urls:  # (folded at the console's width, if wider)
-        assert url in sources.replace("\n", ""), url
+    for url in urls:  # (folded at the console's width, if wider, and indented)
+        assert re.sub(r"\s", "", url) in re.sub(r"\s", "", sources), url
     for line in CASES[name]:
         if line.startswith("⚙ "):  # a server tool: named, with its input
             assert "▸ " + line[2:].replace("&quot;", '"') in rendered, name

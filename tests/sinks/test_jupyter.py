@@ -29,6 +29,7 @@ from llm_rx.events import (
 from llm_rx.sinks import DisplayUnavailableError, ReplyFrame, jupyter_display
 
 from ..captures import capture
+from .links import markdown_targets, same_url
 from .timeline import cold_timeline, events_of
 
 
@@ -80,7 +81,7 @@ def test_jupyter_display_updates_at_a_bounded_rate_and_ends_with_the_whole_reply
     assert messages[0].value.value == expected  # to_response() behind the tap: unchanged
     final = handle.markdown
     assert expected.text in final  # the answer, in full, as Markdown
-    assert "<details><summary>Thinking (202 characters)</summary>" in final  # collapsed
+    assert "<summary>Thinking (202 characters)</summary>" in final  # collapsed
     assert "> This is a straightforward question about pedestrian safety." in final
     assert "usage: input 43 · output 282 · cache read 0 · cache write 0" in final
     assert "stop: end_turn" in final
@@ -246,8 +247,9 @@ def test_jupyter_display_shows_every_cited_source_with_a_marker(name: str) -> No
     assert urls
     answer, sources, _ = final.partition("**Sources**")
     assert sources
+    targets = markdown_targets(final.partition("**Sources**")[2])
     for url in urls:
-        assert f"(<{url}>)" in final.partition("**Sources**")[2]
+        assert any(same_url(target, url) for target in targets), url
     assert "<sup>[1]</sup>" in answer
     assert f"<sup>[{len(urls)}]</sup>" in answer
 
@@ -262,8 +264,8 @@ def test_jupyter_display_source_shows_the_cited_snippet() -> None:
 def test_jupyter_display_server_tools_show_what_ran() -> None:
     handle, _ = _show("anthropic/code-execution-bash.sse")
     final = handle.markdown
-    assert ('<p>⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255'
-            '&quot; | bc -l</p>') in final  # (nothing more to show: a line, not collapsed)
+    assert ('>⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255'
+            '&quot; | bc -l</div>') in final  # (nothing more to show: a line, not collapsed)
     assert ("<summary>⚙ bash_code_execution: exit code 0</summary>\n\n"
             "> -428330955.97745") in final
     assert "`[server_tool_use]`" not in final

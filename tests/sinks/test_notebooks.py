@@ -137,7 +137,7 @@ def test_notebook_quickstart_display_updated_repeatedly_and_ends_with_the_full_t
     expected = llm_rx.reassemble(capture_path("anthropic/thinking-signature.sse"))
     final = _markdown(frames[-1])
     assert expected.text in final  # the last frame: the whole answer
-    assert "<details><summary>Thinking (202 characters)</summary>" in final
+    assert "<summary>Thinking (202 characters)</summary>" in final
     assert "usage: input 43 · output 282" in final
     assert "stop: end_turn" in final
     assert any("streaming…" in _markdown(frame) for frame in frames[1:-1])

@@ -159,7 +159,7 @@ def test_terminal_display_cli_replay_uses_rich_on_a_terminal() -> None:
     assert HIDE_CURSOR in text
     assert SHOW_CURSOR in text
     assert "I'm unable to provide real-time weather updates." in _plain(text)
-    assert "-- openai-chat · model gpt-4o-2024-08-06 · stop end_turn · complete" in text
+    assert "-- openai-chat · gpt-4o-2024-08-06 · stop end_turn · complete" in text
 
 
 def test_terminal_display_cli_replay_is_plain_when_not_a_terminal() -> None:
