@@ -45,6 +45,7 @@ TERMINAL: list[tuple[str, list[str] | tuple[str, bytes, bytes]]] = [
     ("responses-web-search", ["replay", "openai/responses-annotations-raw.sse"]),
     ("gemini-grounding", ["replay", "gemini/sse-google-search-grounding.sse"]),
     ("code-execution", ["replay", "anthropic/code-execution-bash.sse"]),
+    ("program", ["replay", "anthropic/programmatic-tool-calling.sse"]),
     ("encrypted-reasoning", ["replay", "openai/responses-web-search.sse"]),
     ("cut-in-code-block", ("mistral/magistral-thinking-chunks.sse", b'"```"', b'" traffic"')),
     ("error-midstream", ["replay", "openrouter/error-chunk-finish-length.sse"]),

@@ -41,6 +41,9 @@ CASES: dict[str, list[str]] = {
     "anthropic/code-execution-bash.sse": [
         "⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255&quot; | bc -l",
         "⚙ bash_code_execution: exit code 0"],
+    "anthropic/programmatic-tool-calling.sse": [
+        "<summary>⚙ code_execution: import asyncio</summary>\n\n```\nimport asyncio\n\n"
+        "async def main():\n    player1_wins = 0\n"],
     "openai/responses-web-search.sse": [
         ">Thinking (redacted: 2,616 bytes of encrypted data)</div>",
         ">⚙ web_search: weather: San Francisco, CA</div>"],
