@@ -139,9 +139,14 @@ class Reading:
 class Snapshot:
     """An immutable view of a reply as far as it arrived.
 
-    O(1) to take; ``response`` materialises it as a :class:`~llm_rx.response.Response` once,
-    on first access. A snapshot taken before the reply ended has ``complete: False``,
-    ``stop_reason: None`` and no ``error``: in progress.
+    O(1) to take; `response` materialises it as a [`Response`][llm_rx.Response] once, on
+    first access. A snapshot taken before the reply ended has `complete: False`,
+    `stop_reason: None` and no `error`: in progress. Made by a builder (its `snapshot()`,
+    `advance()`), not by hand.
+
+    Args:
+        builder: The builder it reads.
+        seq: The number of the last event it includes (`None`: all, as they stand now).
     """
 
     __slots__ = ("_builder", "_response", "_seq", "notes")
@@ -157,6 +162,7 @@ class Snapshot:
 
     @property
     def response(self) -> Response:
+        """The reply up to this snapshot, as a `Response` (materialised once, then kept)."""
         try:
             return self._response
         except AttributeError:  # (not read yet: a snapshot is taken on every event)

@@ -65,9 +65,22 @@ _INDEX, _TEXT = itemgetter(0), itemgetter(1)  # of a text delta
 
 
 class ResponseBuilder(Reading):
-    """Accumulates events; ``build()`` gives the ``Response``, ``snapshot()`` a view so far."""
+    """Accumulates events; `build()` gives the `Response`, `snapshot()` a view so far.
+
+    Pure (no Rx, no I/O): what `to_response()`, `accumulate()` and the live displays fold with.
+    """
 
     def __init__(self, provider: str | None = None, *, history: bool = True) -> None:
+        """A builder with nothing fed yet.
+
+        Args:
+            provider: The provider id the events were decoded from (the response's
+                `provider`); `None` takes it from the `MessageStart`.
+            history: Keep every value a later event replaces, so that each snapshot taken
+                along the way still reads the reply as it was then (what `accumulate()`
+                needs). Without it only the latest of each is kept (for one final `build()`:
+                nothing piles up), and `snapshot()` materialises at once.
+        """
         self.provider = provider
         self._given = provider  # the provider named by the caller, if any
         self.history = history
@@ -106,11 +119,20 @@ class ResponseBuilder(Reading):
         }
 
     def feed(self, event: Event) -> None:
+        """Fold one event into the reply.
+
+        Args:
+            event: The next event of the reply, in stream order.
+        """
         self._seq += 1
         self._handlers[type(event)](event)
 
     def feed_all(self, events: Iterable[Event]) -> None:
-        """``feed`` each event in turn (one call for a chunk's events)."""
+        """`feed` each event in turn: one call for a chunk's events, the same fold.
+
+        Args:
+            events: The events, in stream order.
+        """
         if not fast.enabled:  # (the shortcuts off: see :mod:`llm_rx.wire.fast`)
             for event in events:
                 self.feed(event)
@@ -137,8 +159,14 @@ class ResponseBuilder(Reading):
             handlers[type(event)](event)
 
     def advance(self, event: Event) -> Snapshot:
-        """``feed`` the event, then the snapshot after it (one call per event, for
-        ``accumulate()``; a builder with history)."""
+        """`feed` the event, then the snapshot after it (for `accumulate()`: with history).
+
+        Args:
+            event: The next event of the reply, in stream order.
+
+        Returns:
+            The reply up to and including `event`.
+        """
         seq = self._seq = self._seq + 1
         acc = self._blocks.get(event[0]) if event.__class__ in _TEXTS else None
         if acc is not None:  # (the usual event, inlined: ``_text``)
@@ -149,8 +177,16 @@ class ResponseBuilder(Reading):
         return Snapshot(self, seq)  # (once the end arrived, ``final`` changes nothing)
 
     def advance_all(self, events: list[Event]) -> tuple[list[Snapshot], Exception | None]:
-        """``advance`` over a read's events: the snapshot after each, up to the first event
-        that could not be fed, and the error it raised (``None`` when all were fed)."""
+        """`advance` over a read's events.
+
+        Args:
+            events: The events of one read, in stream order.
+
+        Returns:
+            The snapshot after each event, up to the first that could not be fed, and the
+                error that one raised (`None` when all were fed: nothing already arrived is
+                lost to a bad event).
+        """
         acc = self._one_block(events) if fast.enabled else None
         if acc is not None:  # the usual read: appended and numbered at C level
             seqs = range(self._seq + 1, self._seq + len(events) + 1)
@@ -198,10 +234,12 @@ class ResponseBuilder(Reading):
 
     @property
     def usage(self) -> Usage:
+        """The token usage so far (the `UsageUpdate`s merged)."""
         return self._usage.now
 
     @property
     def stop(self) -> MessageStop | None:
+        """The `MessageStop` that ended the reply; `None` until it arrives."""
         return self._stop.now
 
     # -- handlers --------------------------------------------------------------------------
@@ -307,13 +345,29 @@ class ResponseBuilder(Reading):
     # -- reading ---------------------------------------------------------------------------
 
     def block(self, index: int) -> Block | None:
-        """Block ``index`` as it stands now (only that block is materialised)."""
+        """Block `index` as it stands now (only that block is materialised).
+
+        Args:
+            index: The block's index, as its events carry it.
+
+        Returns:
+            The block so far, or `None` when no event of it arrived yet.
+        """
         acc = self._blocks.get(index)
         return acc.block() if acc is not None else None
 
     def snapshot(self, error: BaseException | None = None, *, final: bool = False) -> Snapshot:
-        """The reply so far, immutable; ``final`` says the events ended (so a reply without
-        its end is incomplete), ``error`` why they ended early."""
+        """The reply so far, immutable.
+
+        Args:
+            error: Why the events ended early, if they did: an `LlmRxError` as it is, any
+                other exception as an `IncompleteStreamError` naming it.
+            final: The events ended, so a reply without its `MessageStop` is incomplete (not
+                in progress).
+
+        Returns:
+            A snapshot (O(1) to take; its `response` is materialised on first access).
+        """
         failure: LlmRxError | None = None
         if error is not None:
             failure = error if isinstance(error, LlmRxError) else IncompleteStreamError(
@@ -327,5 +381,13 @@ class ResponseBuilder(Reading):
         return snapshot
 
     def build(self, error: BaseException | None = None) -> Response:
-        """The response once the events ended; ``error`` is why they ended early, if they did."""
+        """The response once the events ended.
+
+        Args:
+            error: Why the events ended early, if they did (the response then has
+                `complete: False` and that error).
+
+        Returns:
+            The reply as a non-streamed call returns it.
+        """
         return self.snapshot(error, final=True).response

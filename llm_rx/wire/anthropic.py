@@ -99,6 +99,8 @@ _OpaqueBlock = tuple[int, dict[str, Any], list[str], dict[str, list[str]]]
 
 
 class AnthropicDecoder(SSEPayloadDecoder):
+    """Anthropic Messages (`stream: true`): SSE events, one JSON payload each."""
+
     provider = "anthropic"
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:

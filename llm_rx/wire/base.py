@@ -64,11 +64,19 @@ class Decoder(Runs, ABC):
 
     @abstractmethod
     def decode(self, chunk: bytes) -> list[Event]:
-        """The events the frames completed by ``chunk`` decode to."""
+        """Decode the next bytes of the body.
+
+        Args:
+            chunk: The next bytes, cut anywhere (a frame may span many chunks).
+
+        Returns:
+            The events of the frames `chunk` completed; a bad frame raises a typed error
+                carrying it and the events decoded before it.
+        """
 
     @abstractmethod
     def flush(self) -> list[Event]:
-        """The events still due at EOF; raises ``IncompleteStreamError`` on a cut stream."""
+        """The events still due at EOF; raises `IncompleteStreamError` on a cut stream."""
 
     def _start(self, out: list[Event], model: Any = None, id: Any = None) -> None:
         self.started = True
@@ -172,6 +180,12 @@ class SSEPayloadDecoder(TemplateFrames, Decoder):
     payload_names_kind = False
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        """A decoder at the start of a body.
+
+        Args:
+            max_frame: The longest frame read, in bytes; a longer one is a
+                `FrameTooLargeError` (nothing unbounded is buffered).
+        """
         super().__init__()  # (the byte templates' state too: see ``TemplateFrames``)
         self._sse = SSEDecoder(max_frame, names=not self.payload_names_kind)
         # The hot path's shortcut: a decoder that just decoded a plain delta frame may keep

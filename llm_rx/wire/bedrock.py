@@ -71,9 +71,17 @@ __all__ = ["BedrockDecoder", "usage_from_bedrock"]
 
 
 class BedrockDecoder(Decoder):
+    """AWS Bedrock ConverseStream: binary event-stream messages, one JSON payload each."""
+
     provider = "bedrock-converse"
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        """A decoder at the start of a body.
+
+        Args:
+            max_frame: The longest event-stream message read, in bytes; a longer one is a
+                `FrameTooLargeError`.
+        """
         super().__init__()
         self._frames = EventStreamDecoder(max_frame)
         self._blocks: dict[int, Block] = {}  # wire index -> open block

@@ -13,8 +13,11 @@ class ChangedFields:
     """The fields of a stream of objects outside a known set, reporting those that changed.
 
     Objects of one stream mostly share one key layout, so the layout is cached (shared
-    between streams: see :mod:`llm_rx.wire.fast.layouts`). A field's first value is recorded
-    even when ``null`` (it is what the wire said); a later ``null`` does not erase a value.
+    between streams: see `llm_rx.wire.fast.layouts`). A field's first value is recorded
+    even when `null` (it is what the wire said); a later `null` does not erase a value.
+
+    Args:
+        known: The fields the decoder reads itself (never reported).
     """
 
     __slots__ = ("_extra_keys", "_keys", "_layouts", "known", "values")
@@ -27,6 +30,14 @@ class ChangedFields:
         self._layouts = layouts_for(known)
 
     def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """The fields of `obj` outside the known set whose value changed.
+
+        Args:
+            obj: The stream's next object.
+
+        Returns:
+            Those fields and their new values, or `None` when none changed.
+        """
         keys = tuple(obj)
         if keys != self._keys:
             self._keys = keys

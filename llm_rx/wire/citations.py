@@ -1,18 +1,18 @@
-"""Citations in one shape, whoever sent them: a derived view of a canonical ``Response``.
+"""Citations in one shape, whoever sent them: a derived view of a canonical `Response`.
 
 Where each provider puts its citations, and how it spells them, is wire knowledge, so it is
-read here (and nowhere after the wire layer): ``citations(response)`` gives, for each block
-of ``response.content``, the :class:`Citation`\\ s of that block.
+read here (and nowhere after the wire layer): `citations(response)` gives, for each block
+of `response.content`, the `Citation`s of that block. It reads:
 
-- ``TextBlock.citations`` (kept verbatim, for ``to_native`` and the encoders): Anthropic
-  ``web_search_result_location`` / document locations, OpenAI Responses ``url_citation`` and
-  ``file_citation`` annotations, OpenAI chat ``url_citation`` annotations (OpenRouter),
+- `TextBlock.citations` (kept verbatim, for `to_native` and the encoders): Anthropic
+  `web_search_result_location` / document locations, OpenAI Responses `url_citation` and
+  `file_citation` annotations, OpenAI chat `url_citation` annotations (OpenRouter),
   Bedrock and Cohere citations.
-- The choice's ``groundingMetadata`` (Gemini, kept verbatim in ``choice_extra``): each
+- The choice's `groundingMetadata` (Gemini, kept verbatim in `choice_extra`): each
   grounding support's chunks, placed where its segment ends (the segment's offsets count
   UTF-8 bytes of the answer's text).
-- The message's ``citations`` / ``search_results`` (Perplexity, kept in ``extra``): the URLs
-  the text's own ``[n]`` markers number.
+- The message's `citations` / `search_results` (Perplexity, kept in `extra`): the URLs
+  the text's own `[n]` markers number.
 
 This is a view, not an event: nothing is added to the stream or to the canonical JSON, so the
 round trips stay what they were, and the view can be taken of any snapshot mid-stream.
@@ -33,13 +33,16 @@ __all__ = ["Citation", "citations"]
 class Citation:
     """One citation of a text block, in a provider-neutral shape.
 
-    ``url`` and ``title`` name the source (either can be ``None``: a document has a title
-    and no URL); ``snippet`` is the source's text the citation quotes, where the wire has
-    one. ``end`` is the character offset in the block's text where the cited span ends (its
-    marker goes there); ``None`` when the wire places it nowhere, and then the marker goes
-    where the block ends. ``in_text`` is true when the text itself already carries the
-    marker (``[n]``, ``n`` the source's place in the reply's list of citations), so no
-    marker is to be added. ``raw`` is what the wire sent for it, verbatim.
+    Args:
+        url: The source's URL (`None` for a document with a title and no URL).
+        title: The source's title, if the wire gives one.
+        snippet: The source's text the citation quotes, where the wire has one.
+        end: The character offset in the block's text where the cited span ends (its marker
+            goes there); `None` when the wire places it nowhere, and then the marker goes
+            where the block ends.
+        in_text: The text itself already carries the marker (`[n]`, `n` the source's place
+            in the reply's list of citations), so no marker is to be added.
+        raw: What the wire sent for it, verbatim.
     """
 
     url: str | None
@@ -51,7 +54,16 @@ class Citation:
 
 
 def citations(response: Response) -> list[tuple[Citation, ...]]:
-    """The citations of each block of ``response.content`` (``()`` for a block without)."""
+    """The citations of each block of `response.content`, whoever sent them.
+
+    A view, not an event: it can be taken of any snapshot's response mid-stream.
+
+    Args:
+        response: A reply (or a snapshot's `response`).
+
+    Returns:
+        One tuple per block of `response.content`, in order (`()` for a block without).
+    """
     content = response.content
     out: list[list[Citation]] = [
         [c for c in (_of(raw, block) for raw in block.citations) if c is not None]

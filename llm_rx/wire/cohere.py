@@ -85,6 +85,8 @@ def _message(frame: dict[str, Any]) -> dict[str, Any]:
 
 
 class CohereDecoder(SSEPayloadDecoder):
+    """Cohere v2 chat (`stream: true`): SSE events whose payloads name their own kind."""
+
     provider = "cohere"
     payload_names_kind = True
 

@@ -132,11 +132,13 @@ def parse_headers(data: bytes) -> dict[str, HeaderValue]:
 
 
 class EventStreamDecoder:
-    """Incremental AWS event-stream framer: ``decode(bytes) -> list[EventStreamMessage]``.
+    """Incremental AWS event-stream framer: `decode(bytes) -> list[EventStreamMessage]`.
 
-    ``max_frame`` bounds one whole message (its announced total length). Bytes of an
-    unfinished message wait in a buffer that is only joined once the message is complete, so
-    a message arriving in many small chunks costs linear time.
+    Bytes of an unfinished message wait in a buffer that is only joined once the message is
+    complete, so a message arriving in many small chunks costs linear time.
+
+    Args:
+        max_frame: The longest whole message (its announced total length), in bytes.
     """
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
@@ -152,6 +154,11 @@ class EventStreamDecoder:
         return len(self._buffer)
 
     def decode(self, chunk: bytes) -> list[EventStreamMessage]:
+        """The messages `chunk` completed, their CRCs checked.
+
+        Args:
+            chunk: The next bytes of the body, cut anywhere.
+        """
         buffer = self._buffer
         if buffer:
             buffer += chunk

@@ -76,8 +76,8 @@ _SPACE = b" \t\r\n"
 
 
 class GeminiDecoder(GeminiShortcuts, SSEPayloadDecoder):
-    """Both forms of ``streamGenerateContent``: SSE (the base class's framing) or one JSON
-    array (:class:`JSONArrayDecoder`), told from the first byte that is not whitespace."""
+    """Both forms of Gemini's `streamGenerateContent`: SSE (the base class's framing) or one
+    JSON array (`JSONArrayDecoder`), told from the first byte that is not whitespace."""
 
     provider = "gemini"
 

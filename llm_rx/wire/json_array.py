@@ -61,7 +61,11 @@ _SCALAR_END = re.compile(rb'[\s,\[\]{}"]')
 
 
 class JSONArrayDecoder:
-    """Incremental JSON array splitter: ``decode(bytes) -> list[bytes]`` and ``flush()``."""
+    """Incremental JSON array splitter: `decode(bytes) -> list[bytes]` and `flush()`.
+
+    Args:
+        max_frame: The longest element, in bytes; a longer one is a `FrameTooLargeError`.
+    """
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         self.max_frame = max_frame
@@ -90,6 +94,11 @@ class JSONArrayDecoder:
         return bytes(self._pending)
 
     def decode(self, chunk: bytes) -> list[bytes]:
+        """The elements `chunk` completed, each its JSON bytes.
+
+        Args:
+            chunk: The next bytes of the array, cut anywhere.
+        """
         out: list[bytes] = []
         try:
             self._decode(chunk, out)

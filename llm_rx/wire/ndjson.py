@@ -19,11 +19,12 @@ __all__ = ["NDJSONDecoder", "NDJSONPayloadDecoder"]
 
 
 class NDJSONDecoder:
-    """Incremental NDJSON framer: ``decode(bytes) -> list[bytes]`` and ``flush()``.
+    """Incremental NDJSON framer: `decode(bytes) -> list[bytes]` and `flush()`.
 
-    ``max_frame`` bounds one line (without its line end): a longer one raises
-    ``FrameTooLargeError`` (with the lines completed before it in ``frames``), whether it is
-    still buffered or arrived whole.
+    Args:
+        max_frame: The longest line (without its line end): a longer one raises
+            `FrameTooLargeError` (with the lines completed before it in `frames`), whether it
+            is still buffered or arrived whole.
     """
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
@@ -34,6 +35,11 @@ class NDJSONDecoder:
         self._shortcuts = fast.enabled  # (see :mod:`llm_rx.wire.fast`)
 
     def decode(self, chunk: bytes) -> list[bytes]:
+        """The lines `chunk` completed, without their line ends (blank ones skipped).
+
+        Args:
+            chunk: The next bytes of the body, cut anywhere.
+        """
         if b"\n" not in chunk:
             if chunk:
                 self._hold(chunk, [])
@@ -63,6 +69,7 @@ class NDJSONDecoder:
         return out
 
     def flush(self) -> list[bytes]:
+        """The last line, if the body did not end with a line end."""
         rest = bytes(self._pending).strip()
         self._pending.clear()
         return [rest] if rest else []
@@ -85,9 +92,15 @@ class NDJSONDecoder:
 
 class NDJSONPayloadDecoder(Decoder):
     """A decoder whose wire is NDJSON, one JSON object per line (the NDJSON twin of
-    :class:`~llm_rx.wire.base.SSEPayloadDecoder`)."""
+    `SSEPayloadDecoder`)."""
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        """A decoder at the start of a body.
+
+        Args:
+            max_frame: The longest line read, in bytes; a longer one is a
+                `FrameTooLargeError`.
+        """
         super().__init__()
         self._lines = NDJSONDecoder(max_frame)
 

@@ -73,13 +73,18 @@ def first_line_nonstream(value: Any) -> str | None:
 
 
 def looks_nonstream(head: bytes) -> str | None:
-    """The provider whose non-stream body (one JSON object, no stream frame) ``head`` is, or
-    ``None`` when it is not one: a stream, or a body of no known shape.
+    """The provider whose non-stream body (one JSON object, no stream frame) `head` is.
 
-    ``head`` is the whole body, or its first part when it is too long to hold (then the keys
-    seen tell). One line that is a whole object followed by more lines is an NDJSON stream.
-    An Ollama ``{"done": true, "message": ...}`` carrying the reply is the non-stream
-    ``/api/chat`` (or ``/api/generate``) body, with or without a final newline.
+    One line that is a whole object followed by more lines is an NDJSON stream. An Ollama
+    `{"done": true, "message": ...}` carrying the reply is the non-stream `/api/chat` (or
+    `/api/generate`) body, with or without a final newline.
+
+    Args:
+        head: The whole body, or its first part when it is too long to hold (then the keys
+            seen tell).
+
+    Returns:
+        The provider id, or `None` when it is not one: a stream, or a body of no known shape.
     """
     text = head.lstrip(LEADING)
     if text[:1] != b"{":

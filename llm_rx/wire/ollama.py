@@ -80,6 +80,8 @@ def usage_from_ollama(line: dict[str, Any]) -> Usage | None:
 
 
 class OllamaDecoder(OllamaShortcuts, NDJSONPayloadDecoder):
+    """Ollama's `/api/chat` and `/api/generate`: NDJSON, one object per line."""
+
     provider = "ollama"
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:

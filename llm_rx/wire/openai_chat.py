@@ -75,6 +75,8 @@ _loads = orjson.loads
 
 
 class OpenAIChatDecoder(ChatShortcuts, DialectParts, SSEPayloadDecoder):
+    """OpenAI Chat Completions chunks over SSE, and every OpenAI-compatible host's dialect."""
+
     provider = "openai-chat"
     #: The ``object`` of a sibling format's chunks: one is no frame of this stream.
     foreign_object = "text_completion"

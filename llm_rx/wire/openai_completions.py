@@ -20,6 +20,8 @@ __all__ = ["OpenAICompletionsDecoder"]
 
 
 class OpenAICompletionsDecoder(OpenAIChatDecoder):
+    """The legacy `/v1/completions` stream: a choice's `text` read as chat content."""
+
     provider = "openai-completions"
     foreign_object = "chat.completion.chunk"
 

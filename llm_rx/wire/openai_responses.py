@@ -95,6 +95,8 @@ _loads = orjson.loads
 
 
 class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
+    """The OpenAI Responses API stream: typed SSE events of output items and their parts."""
+
     provider = "openai-responses"
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:

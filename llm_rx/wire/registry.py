@@ -59,8 +59,16 @@ def _new(provider: ProviderId, max_frame: int) -> Decoder:
 
 
 def make_decoder(provider: ProviderName, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
-    """A fresh decoder for ``provider`` (an id from ``PROVIDERS``, or an alias), checking
-    that the body is that provider's stream (see :class:`CheckedDecoder`)."""
+    """A fresh decoder for `provider`, checking that the body is that provider's stream.
+
+    Args:
+        provider: An id from `PROVIDERS`, or an alias (`"openai"`, `"claude"`).
+        max_frame: The longest frame read, in bytes; a longer one is a `FrameTooLargeError`.
+
+    Returns:
+        A `CheckedDecoder`: a body that is plainly another provider's stream (or no stream)
+            fails at its first frame.
+    """
     name = provider_id(provider)
     return CheckedDecoder(_new(name, max_frame), name)
 
@@ -114,12 +122,18 @@ _FIRST_FRAME: dict[str, str | None] = {"ollama": "line", "bedrock-converse": Non
 
 
 class CheckedDecoder(_Wrapper):
-    """``inner``, the decoder of the provider given, and a look at the first frames: until
-    they tell whose stream it is, each read goes past a :class:`HeadScanner` first. A frame
-    that only another provider sends is a ``WireFormatError`` raised from the ``decode`` call
-    that completed it, with the frame, before ``inner`` reads it, and so is another
+    """`inner`, the decoder of the provider given, and a look at the first frames.
+
+    Until the first frames tell whose stream it is, each read goes past a scanner first. A
+    frame that only another provider sends is a `WireFormatError` raised from the `decode`
+    call that completed it, with the frame, before `inner` reads it, and so is another
     provider's non-stream body; the provider's own non-stream body is a
-    ``NonStreamBodyError`` (the sources then read it as the reply it is)."""
+    `NonStreamBodyError` (the sources then read it as the reply it is).
+
+    Args:
+        inner: The decoder of the provider given.
+        provider: That provider's id.
+    """
 
     def __init__(self, inner: Decoder, provider: ProviderId) -> None:
         super().__init__()
@@ -169,7 +183,11 @@ class CheckedDecoder(_Wrapper):
 
 
 class SniffingDecoder(_Wrapper):
-    """Holds the first bytes until they tell the provider, then decodes as it."""
+    """Holds the first bytes until they tell the provider, then decodes as it.
+
+    Args:
+        max_frame: The longest frame read, in bytes (of the decoder it then makes).
+    """
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__()

@@ -34,11 +34,15 @@ _INPUT_FIELDS = ("query", "queries", "command", "code", "url", "pattern", "path"
 class ServerTool:
     """A server-side tool's call or result, in a provider-neutral shape.
 
-    ``name`` is the tool (or the block's kind when the block does not name one); ``input``
-    what it was given (a query, code, a command), ``None`` for a result. ``results`` are the
-    titles (else URLs) of what a search found, ``None`` when the block lists none;
-    ``exit_code`` and ``outcome`` say how code ran; ``output`` is the output's lines (all of
-    them: the display shortens). ``raw`` is the block verbatim.
+    Args:
+        name: The tool (or the block's kind when the block does not name one).
+        input: What it was given (a query, code, a command); `None` for a result.
+        results: The titles (else URLs) of what a search found; `None` when the block lists
+            none.
+        exit_code: How code ran: its exit code, where the wire gives one.
+        outcome: How code ran: the provider's outcome (`OUTCOME_OK`, say).
+        output: The output's lines (all of them: the display shortens).
+        raw: The block, verbatim.
     """
 
     name: str
@@ -51,7 +55,14 @@ class ServerTool:
 
 
 def server_tool(block: OpaqueBlock) -> ServerTool:
-    """The tool of an opaque block, its input and its result, as far as the block says."""
+    """The tool of an opaque block, its input and its result, as far as the block says.
+
+    Args:
+        block: A server tool's block of a reply (an `OpaqueBlock`, kept verbatim).
+
+    Returns:
+        The neutral view; a block that says none of it is named by its kind alone.
+    """
     raw = block.raw if isinstance(block.raw, Mapping) else {}
     for key, read in _WRAPPED.items():  # (Gemini parts, Bedrock blocks, Groq deltas)
         inner = raw.get(key)

@@ -319,8 +319,15 @@ class HeadScanner:
 
 
 def sniff(head: bytes) -> str | None:
-    """The provider whose stream starts with ``head``, or ``None`` if not decidable yet (or
-    if it is no stream: see :func:`looks_nonstream`). A line is read once it is whole."""
+    """The provider whose stream starts with `head`.
+
+    Args:
+        head: The body's first bytes (a line is read once it is whole).
+
+    Returns:
+        Its provider id, or `None` if not decidable yet, or if it is no stream (see
+            `looks_nonstream`).
+    """
     scanner = HeadScanner()
     verdict = scanner.feed(head)
     return verdict.provider if verdict is not None else scanner.first_byte_tells

@@ -43,6 +43,8 @@ _NOT_SSE = (b"{", b"[", b"<")
 
 
 class SSEEvent(NamedTuple):
+    """One dispatched server-sent event."""
+
     event: str
     """The ``event:`` name, ``"message"`` when none was given."""
     data: bytes
@@ -56,7 +58,12 @@ def _events(items: list[Any]) -> list[SSEEvent]:
 
 
 class SSEDecoder:
-    """Incremental SSE framer: ``decode(bytes) -> list[SSEEvent]`` and ``flush()``."""
+    """Incremental SSE framer: `decode(bytes) -> list[SSEEvent]` and `flush()`.
+
+    Args:
+        max_frame: The longest event read, in bytes; a longer one is a `FrameTooLargeError`.
+        names: Keep the `event:` names (a wire whose payloads name their kind needs none).
+    """
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME, *, names: bool = True) -> None:
         self.max_frame = max_frame
@@ -79,7 +86,11 @@ class SSEDecoder:
         self._shortcuts = fast.enabled
 
     def decode(self, chunk: bytes) -> list[SSEEvent]:
-        """The events ``chunk`` completed."""
+        """The events `chunk` completed.
+
+        Args:
+            chunk: The next bytes of the body, cut anywhere.
+        """
         try:
             return _events(self.decode_payloads(chunk))
         except FrameTooLargeError as error:
@@ -87,8 +98,12 @@ class SSEDecoder:
             raise
 
     def decode_payloads(self, chunk: bytes) -> list[bytes | SSEEvent]:
-        """Like :meth:`decode`, but a plain ``message`` event (no name, no id so far) is
-        given as its ``data`` bytes alone: the hot path makes no object per event."""
+        """Like `decode`, but a plain `message` event (no name, no id so far) is given as
+        its `data` bytes alone: the hot path makes no object per event.
+
+        Args:
+            chunk: The next bytes of the body, cut anywhere.
+        """
         shortcuts = self._shortcuts
         if shortcuts and len(chunk) > 2 * PIECE:
             cut = chunk.find(b"\n\n", PIECE)

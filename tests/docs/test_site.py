@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import llm_rx
-from llm_rx import operators, sinks
+from llm_rx import operators, sinks, wire
 
 from .pages import DOCS, ROOT
 
@@ -52,7 +52,7 @@ def test_reference_names_every_public_name() -> None:
     referenced = set()
     for page in (DOCS / "reference").glob("*.md"):
         referenced.update(REFERENCED.findall(page.read_text("utf-8")))
-    for module in (llm_rx, operators, sinks):
+    for module in (llm_rx, operators, sinks, wire):
         missing = {f"{module.__name__}.{name}" for name in module.__all__} - referenced
         assert not missing, f"not in docs/reference: {sorted(missing)}"
 

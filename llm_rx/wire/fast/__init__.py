@@ -51,7 +51,14 @@ enabled = True
 
 @contextmanager
 def fast_paths(on: bool) -> Iterator[None]:
-    """Set :data:`enabled` to ``on`` for the ``with`` block, then back to what it was."""
+    """Turn every speed shortcut on or off for the `with` block, then back to what it was.
+
+    Off, each decoder and the builder take the general path, which gives the same events
+    (what `tests/wire/test_fast_paths.py` holds); a decoder reads the switch when it is made.
+
+    Args:
+        on: Whether the shortcuts (byte templates, batches, learned layouts) are taken.
+    """
     global enabled
     before = enabled
     enabled = on
