@@ -14,6 +14,7 @@ from ..events import Dropped
 from ._base import Encoder
 from .anthropic import AnthropicEncoder
 from .bedrock import BedrockEncoder
+from .cohere import CohereEncoder
 from .gemini import GeminiArrayEncoder, GeminiEncoder
 from .ollama import OllamaEncoder
 from .openai_chat import OpenAIChatEncoder
@@ -25,6 +26,7 @@ __all__ = ["ENCODERS", "MEDIA_TYPES", "Encoder", "make_encoder"]
 ENCODERS: dict[str, Callable[[list[Dropped] | None], Encoder]] = {
     "anthropic": AnthropicEncoder,
     "bedrock-converse": BedrockEncoder,
+    "cohere": CohereEncoder,
     "gemini": GeminiEncoder,
     "gemini-json-array": GeminiArrayEncoder,
     "ollama": OllamaEncoder,
@@ -36,6 +38,7 @@ ENCODERS: dict[str, Callable[[list[Dropped] | None], Encoder]] = {
 MEDIA_TYPES: dict[str, str] = {
     "anthropic": "text/event-stream",
     "bedrock-converse": "application/vnd.amazon.eventstream",
+    "cohere": "text/event-stream",
     "gemini": "text/event-stream",
     "gemini-json-array": "application/json",
     "ollama": "application/x-ndjson",

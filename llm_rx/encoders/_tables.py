@@ -23,6 +23,7 @@ __all__ = [
     "WAITS",
     "anthropic_usage",
     "bedrock_usage",
+    "cohere_usage",
     "gemini_usage",
     "ollama_usage",
     "openai_chat_usage",
@@ -54,6 +55,11 @@ STOP: dict[str, dict[StopReason, str]] = {
         "end_turn": "end_turn", "tool_use": "tool_use", "max_tokens": "max_tokens",
         "stop_sequence": "stop_sequence", "content_filter": "content_filtered",
         "refusal": "end_turn", "pause_turn": "end_turn",
+    },
+    "cohere": {
+        "end_turn": "COMPLETE", "tool_use": "TOOL_CALL", "max_tokens": "MAX_TOKENS",
+        "stop_sequence": "STOP_SEQUENCE", "refusal": "COMPLETE", "pause_turn": "COMPLETE",
+        "content_filter": "COMPLETE",
     },
 }
 
@@ -102,6 +108,13 @@ DROPPED: dict[str, dict[str, str]] = {
         "citation": "another provider's citation",
         "logprobs": "log-probabilities",
     },
+    "cohere": {
+        "opaque:*": "another provider's block or frame",
+        "signature": "a signature",
+        "redacted_thinking": "redacted reasoning",
+        "citation": "another provider's citation",
+        "logprobs": "log-probabilities",
+    },
 }
 
 #: target -> where its grammar holds something back (everything else goes out at once).
@@ -124,6 +137,7 @@ WAITS: dict[str, str] = {
     "ollama": "a tool call waits for its block's end (whole arguments); the done line "
               "waits for the reply's end",
     "bedrock-converse": "messageStop and metadata wait for the reply's end",
+    "cohere": "message-end (finish_reason, usage) waits for the reply's end",
 }
 
 
@@ -213,4 +227,18 @@ def bedrock_usage(usage: Usage) -> dict[str, Any] | None:
         out["totalTokens"] = usage.input_tokens + usage.output_tokens
     _put(out, "cacheReadInputTokens", read)
     _put(out, "cacheWriteInputTokens", write)
+    return out
+
+
+def cohere_usage(usage: Usage) -> dict[str, Any] | None:
+    """Cohere's ``tokens`` (every token; its input includes the cache read, as the canonical
+    count does), ``cached_tokens`` the cache read; ``billed_units`` is Cohere's own (fewer
+    than the tokens), never made up from them."""
+    if not usage.reported:
+        return None
+    tokens: dict[str, Any] = {}
+    _put(tokens, "input_tokens", usage.input_tokens)
+    _put(tokens, "output_tokens", usage.output_tokens)
+    out: dict[str, Any] = {"tokens": tokens} if tokens else {}
+    _put(out, "cached_tokens", usage.cache_read_tokens)
     return out

@@ -14,6 +14,7 @@ from typing import Any
 import ollama
 from anthropic.lib.streaming._messages import accumulate_event
 from botocore.eventstream import EventStreamBuffer
+from cohere.v2.types.v2chat_stream_response import V2ChatStreamResponse
 from google.genai import types as genai
 from openai import omit
 from openai.lib.streaming.chat import ChatCompletionStreamState
@@ -32,6 +33,7 @@ def _parsed(arguments: str) -> Any:
         return arguments  # (a custom tool's input is free text)
 
 _RESPONSE_EVENT: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+_COHERE_EVENT: TypeAdapter[Any] = TypeAdapter(V2ChatStreamResponse)
 
 
 @dataclass
@@ -189,9 +191,44 @@ def bedrock(data: bytes) -> Read:
     return read
 
 
+def cohere(data: bytes) -> Read:
+    """The Cohere SDK's event models, validated (its client only logs a frame it cannot
+    build and goes on), folded as an application does: the SDK has no accumulator."""
+    read = Read()
+    kinds: dict[int, str] = {}
+    calls: dict[int, list[Any]] = {}
+    for name, payload in sse_payloads(data):
+        event = _COHERE_EVENT.validate_python(json.loads(payload))
+        assert name == event.type, (name, event.type)  # (the SSE event names the payload)
+        delta = getattr(event, "delta", None)
+        message = getattr(delta, "message", None)
+        if event.type == "content-start":
+            kinds[event.index] = message.content.type
+        if event.type in ("content-start", "content-delta"):
+            content = message.content
+            if kinds[event.index] == "thinking":
+                read.thinking += content.thinking or ""
+            else:
+                read.text += content.text or ""
+        elif event.type == "tool-plan-delta":
+            read.thinking += message.tool_plan or ""
+        elif event.type == "tool-call-start":
+            call = message.tool_calls
+            calls[event.index] = [call.id, call.function.name, call.function.arguments or ""]
+        elif event.type == "tool-call-delta":
+            calls[event.index][2] += message.tool_calls.function.arguments or ""
+        elif event.type == "message-end":
+            read.stop = event.delta.finish_reason
+            usage = event.delta.usage
+            read.usage = usage.model_dump(exclude_none=True) if usage else {}
+    read.calls = [(i, n, _parsed(a)) for i, n, a in calls.values()]
+    return read
+
+
 ORACLES = {
     "anthropic": anthropic,
     "bedrock-converse": bedrock,
+    "cohere": cohere,
     "gemini": gemini,
     "gemini-json-array": gemini,
     "ollama": ollama_native,

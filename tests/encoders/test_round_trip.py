@@ -71,6 +71,7 @@ _COLLAPSED: dict[str, dict[str, str]] = {
     "ollama": {"stop_sequence": "end_turn", "pause_turn": "end_turn", "refusal": "end_turn",
                "content_filter": "end_turn"},
     "bedrock-converse": {"refusal": "end_turn", "pause_turn": "end_turn"},
+    "cohere": {"refusal": "end_turn", "pause_turn": "end_turn", "content_filter": "end_turn"},
 }
 
 
@@ -91,10 +92,11 @@ def _expected_stop(original: Response, target: str, dropped: list[Dropped]) -> s
     reason = original.stop_reason
     if reason == "tool_use" and not original.tool_calls:  # a client-run opaque item, dropped
         assert any(item.what.startswith("opaque:") for item in dropped)
-        return "tool_use" if target in ("anthropic", "bedrock-converse", "openai-chat") else (
-            "end_turn")
+        return "tool_use" if target in ("anthropic", "bedrock-converse", "openai-chat",
+                                        "cohere") else "end_turn"
     if reason == "end_turn" and original.tool_calls and target in ("gemini", "ollama",
-                                                                   "bedrock-converse"):
+                                                                   "bedrock-converse",
+                                                                   "cohere"):
         return "tool_use"  # (these read a stop after calls as tool_use)
     if reason == "refusal" and target in ("openai-chat", "openai-responses"):
         refused = any(b.type == "refusal" for b in original.content)
@@ -132,11 +134,12 @@ def test_translate_across_providers_keeps_what_the_target_carries(
 
 
 def _object(arguments: Any, raw: str, target: str, *, sdk: bool = False) -> Any:
-    """Arguments as a target that carries an object gives free text back (an OpenAI SDK
-    gives the string itself)."""
+    """Arguments as a target that carries an object gives free text back (a target whose
+    arguments are a string, OpenAI's and Cohere's, keeps the text; an SDK gives the string
+    itself)."""
     if isinstance(arguments, dict):
         return arguments
-    if target in ("openai-chat", "openai-responses"):
+    if target in ("openai-chat", "openai-responses", "cohere"):
         return raw if sdk and arguments is None else arguments
     return {"_raw_arguments": raw}
 

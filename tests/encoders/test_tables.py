@@ -22,7 +22,7 @@ def test_readme_stop_table_is_the_encoders(reason: str) -> None:
     row = next(line for line in README.splitlines() if line.startswith(f"| `{reason}` | `"))
     cells = [cell.strip() for cell in row.strip("|").split("|")][1:]
     order = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama",
-             "bedrock-converse"]
+             "bedrock-converse", "cohere"]
     for target, cell in zip(order, cells, strict=True):
         native = STOP[target].get(reason)  # type: ignore[call-overload]
         if target == "openai-responses":
