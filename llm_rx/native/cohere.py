@@ -5,7 +5,7 @@
 "cached_tokens"}}``: text and thinking blocks are ``content`` items (``{"type": "text",
 "text"}``, ``{"type": "thinking", "thinking"}``); a thinking block the stream spelled
 ``tool_plan`` is the message's ``tool_plan``; fields with nothing in them are left out, as
-the API does.
+the API does. Another provider's usage is written with only the counts it reported.
 """
 
 from __future__ import annotations
@@ -30,8 +30,13 @@ _FINISH: dict[StopReason, str] = {
 
 
 def _encode_usage(usage: Usage) -> dict[str, Any]:
-    tokens = {"input_tokens": usage.input_tokens or 0, "output_tokens": usage.output_tokens or 0}
-    out: dict[str, Any] = {"billed_units": dict(tokens), "tokens": tokens}
+    """Another provider's counts: ``tokens`` with those reported (its input includes the cache
+    read), ``cached_tokens``; ``billed_units`` is Cohere's own, never made up from them."""
+    tokens: dict[str, Any] = {}
+    for name in ("input_tokens", "output_tokens"):
+        if getattr(usage, name) is not None:
+            tokens[name] = getattr(usage, name)
+    out: dict[str, Any] = {"tokens": tokens} if tokens else {}
     if usage.cache_read_tokens is not None:
         out["cached_tokens"] = usage.cache_read_tokens
     return out

@@ -12,19 +12,21 @@ from typing import Any
 
 import anthropic
 import boto3
+import cohere
 import ollama
 import openai
 import pytest
 from google import genai
 
 import llm_rx
-from llm_rx import Dropped
+from llm_rx import Dropped, ToolCallBlock
 from llm_rx.serve import EmulatorThread
 from tests.captures import CAPTURES, Capture
 from tests.encoders.test_round_trip import _expected_stop
 
 from .replies import Reply, model_of
 from .test_sdk_anthropic import message_reply
+from .test_sdk_cohere import cohere_reply
 from .test_sdk_genai import chunks_reply
 from .test_sdk_ollama_bedrock import bedrock_reply, ollama_reply
 from .test_sdk_openai import MESSAGES, chat_reply, responses_reply
@@ -52,6 +54,7 @@ def clients(llm_rx_server: EmulatorThread) -> Iterator[dict[str, Any]]:
         "ollama": ollama.Client(host=url),
         "bedrock": boto3.client("bedrock-runtime", endpoint_url=url, region_name="us-east-1",
                                 aws_access_key_id="test", aws_secret_access_key="test"),
+        "cohere": cohere.ClientV2(api_key="test", base_url=url, max_retries=0),
     }
     yield made
     made["openai"].close()
@@ -59,6 +62,7 @@ def clients(llm_rx_server: EmulatorThread) -> Iterator[dict[str, Any]]:
     made["genai"].close()
     made["ollama"]._client.close()
     made["bedrock"].close()
+    made["cohere"]._client_wrapper.httpx_client.httpx_client.close()  # (what its __exit__ does)
 
 
 def _openai_chat(clients: dict[str, Any], cap: Capture) -> Reply:
@@ -103,9 +107,14 @@ def _bedrock(clients: dict[str, Any], cap: Capture) -> Reply:
     return bedrock_reply(reply["stream"])
 
 
+def _cohere(clients: dict[str, Any], cap: Capture) -> Reply:
+    return cohere_reply(clients["cohere"].chat_stream(model=model_of(cap), messages=MESSAGES))
+
+
 READERS: dict[str, Callable[[dict[str, Any], Capture], Reply]] = {
     "anthropic": _anthropic,
     "bedrock-converse": _bedrock,
+    "cohere": _cohere,
     "gemini": _gemini,
     "ollama": _ollama,
     "openai-chat": _openai_chat,
@@ -121,6 +130,15 @@ CASES = [pytest.param(cap, target, id=f"{cap.name}->{target}")
          if target != cap.provider and (cap.name, target) not in SKIP]
 
 
+def _arguments(call: ToolCallBlock, target: str) -> Any:
+    """A call's arguments as the target's client gives them: free text (no JSON) is the
+    string itself where arguments are a string (Cohere), ``{"_raw_arguments": ...}`` where
+    they are an object."""
+    if call.arguments is not None or target in ("openai-chat", "openai-responses"):
+        return call.arguments
+    return call.raw_arguments if target == "cohere" else {"_raw_arguments": call.raw_arguments}
+
+
 def expected(cap: Capture, target: str) -> Reply:
     original = llm_rx.reassemble(cap.data, cap.provider)  # type: ignore[arg-type]
     lost: list[Dropped] = []
@@ -128,11 +146,8 @@ def expected(cap: Capture, target: str) -> Reply:
                      on_dropped=lost.append)
     as_text = target not in ("openai-chat", "openai-responses")
     refusal = "".join(b.text for b in original.content if b.type == "refusal")
-    objects = target not in ("openai-chat", "openai-responses")
     calls = [(call.id if target != "ollama" else None, call.name or "",
-              call.arguments if call.arguments is not None or not objects
-              else {"_raw_arguments": call.raw_arguments})
-             for call in original.tool_calls]
+              _arguments(call, target)) for call in original.tool_calls]
     usage = original.usage
     tokens = (usage.input_tokens, usage.output_tokens)
     if target == "openai-responses" and None in tokens:
