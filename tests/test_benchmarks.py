@@ -59,3 +59,16 @@ def test_the_encode_contender_gives_the_translated_stream(number: int) -> None:
     body = make_body()
     to = run.ENCODE_TO[number]
     assert run.encoder(to)(streams.chunked(body)) == llm_rx.translate(body, to)
+
+
+def test_every_encoder_contender_gives_the_translated_stream() -> None:
+    from benchmarks import encoders
+
+    _, make_body, _, _ = run._cases(300, sdks=False)[1]
+    body = make_body()
+    chunks = streams.chunked(body)
+    for name, contender in encoders.contenders().items():
+        if name == "llm_rx.reassemble":
+            assert contender(chunks) == llm_rx.reassemble(body)
+        else:
+            assert contender(chunks) == llm_rx.translate(body, name[len("encode("):-1]), name

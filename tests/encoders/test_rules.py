@@ -52,10 +52,10 @@ def frames(data: bytes, target: str) -> list[str]:
 
 
 _OPENING = {"anthropic": "message_start", "openai-responses": "response.created",
-            "bedrock-converse": "messageStart"}
+            "bedrock-converse": "messageStart", "cohere": "message-start"}
 _TERMINAL = {"anthropic": ["message_delta", "message_stop"], "openai-chat": ["[DONE]"],
              "openai-responses": ["response.completed"], "ollama": ["done"],
-             "bedrock-converse": ["messageStop", "metadata"]}
+             "bedrock-converse": ["messageStop", "metadata"], "cohere": ["message-end"]}
 
 
 @pytest.mark.parametrize("target", TARGETS)
