@@ -8,6 +8,7 @@ A line may be split across any number of chunks and a chunk may hold many lines.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Callable
 
 from ..errors import FrameTooLargeError
 from ..events import Event
@@ -34,11 +35,16 @@ class NDJSONDecoder:
         self._pending = bytearray()
         self._shortcuts = fast.enabled  # (see :mod:`llm_rx.wire.fast`)
 
-    def decode(self, chunk: bytes) -> list[bytes]:
+    def decode(
+        self, chunk: bytes, block: Callable[[bytes], bool] | None = None
+    ) -> list[bytes]:
         """The lines `chunk` completed, without their line ends (blank ones skipped).
 
         Args:
             chunk: The next bytes of the body, cut anywhere.
+            block: The speed mechanism's (with the shortcuts on): offered the lines first as
+                one block, their bytes up to the last newline; when it takes them (`True`),
+                none is returned.
         """
         if b"\n" not in chunk:
             if chunk:
@@ -48,6 +54,12 @@ class NDJSONDecoder:
             self._pending += chunk
             chunk = bytes(self._pending)
             self._pending.clear()
+        if block is not None and len(chunk) <= self.max_frame:  # (no line over the limit)
+            end = chunk.rfind(b"\n")
+            if block(chunk[:end]):
+                if end + 1 < len(chunk):
+                    self._hold(chunk[end + 1 :], [])
+                return []
         lines = chunk.split(b"\n")
         rest = lines.pop()
         out: list[bytes]
@@ -105,7 +117,23 @@ class NDJSONPayloadDecoder(Decoder):
         self._lines = NDJSONDecoder(max_frame)
 
     def decode(self, chunk: bytes) -> list[Event]:
-        return self._run(lambda: self._lines.decode(chunk), self._lines_of)
+        if not self._lines._shortcuts:
+            return self._run(lambda: self._lines.decode(chunk), self._lines_of)
+        taken: list[Event] = []  # (the events of the lines the speed mechanism took whole)
+
+        def whole(block: bytes) -> bool:
+            return self._whole_lines(block, taken)
+
+        def handle(lines: list[bytes], out: list[Event]) -> None:
+            out += taken
+            self._lines_of(lines, out)
+
+        return self._run(lambda: self._lines.decode(chunk, whole), handle)
+
+    def _whole_lines(self, block: bytes, out: list[Event]) -> bool:
+        """Decode ``block``, a read's complete lines, at once into ``out`` (a decoder's speed
+        mechanism may): whether it did. None does by default."""
+        return False
 
     def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
         self._each(lines, out, self._line)

@@ -255,3 +255,53 @@ def test_batch_is_taken_and_gives_the_text(
     assert ' word198 "quoted" é' in response.text
     with one_by_one():
         assert llm_rx.reassemble(body, provider) == response
+
+
+# What could make a read's lines, taken as one block, pass for usual lines: the block's own
+# separators raw, a middle or a line end where none was (or none where one was), zeros.
+_BLOCK_INSERTS = [b'",\t"', b'",\n0,\n"', b"\t", b"\n", b"0", b",0,", b'"', b"\\",
+                  b'","message":{"role":"assistant","content":"',
+                  b'"},"done":false}\n{"model":"m","created_at":"', b'"},"done":false}', b"\r"]
+
+
+@settings(max_examples=150, deadline=None)
+@example(edits=[(400, 0, 1), (520, 0, 0)], cuts=[])  # (a middle added, another taken out)
+@given(
+    edits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 60),
+                             st.integers(0, len(_BLOCK_INSERTS) - 1)), max_size=3),
+    cuts=st.lists(st.integers(0, 10_000), max_size=4),
+)
+def test_batch_ollama_block_decodes_exactly_as_line_by_line(
+    edits: list[tuple[int, int, int]], cuts: list[int]
+) -> None:
+    # bug class: a read's lines parsed as one block (two replacements, one array) where one
+    # line has a middle too few and another one too many, a separator look-alike was in a
+    # string, or a line end was taken from inside a string: texts shifted or read wrong
+    body = ollama_body([word.encode() for word in _WORDS] * 3, times=False)
+    for at, width, which in edits:
+        at %= len(body)
+        body = body[:at] + _BLOCK_INSERTS[which] + body[at + width % 8 :]
+    chunks = split_at(body, [cut % len(body) for cut in cuts])
+    batched = outcome(chunks, "ollama")
+    with one_by_one():
+        assert outcome(chunks, "ollama") == batched
+
+
+def test_batch_ollama_block_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The property above could pass with the block never taken: the lines of the reads after
+    # the first are not framed one by one.
+    blocks: list[int] = []
+    original = OllamaDecoder._whole_lines
+
+    def spy(self: OllamaDecoder, block: bytes, out: list[Any]) -> bool:
+        taken = original(self, block, out)
+        blocks.append(taken)
+        return taken
+
+    monkeypatch.setattr(OllamaDecoder, "_whole_lines", spy)
+    body = ollama_body([f" w{i} \\\"q\\\"\\u00e9".encode() for i in range(300)], times=False)
+    response = llm_rx.reassemble(split_at(body, list(range(500, len(body) - 400, 700))), "ollama")
+    assert sum(blocks) >= len(blocks) - 3  # (all but the first reads and the last)
+    assert response.text.endswith(' w299 "q"é')
+    with one_by_one():
+        assert llm_rx.reassemble(body, "ollama") == response

@@ -4,7 +4,10 @@ A usual line (the reply's model, a time and a text delta, nothing else) is decla
 decoder once it has decoded one (``_declare_usual``, a few tries at most): its bytes around
 the time and the text (:class:`Usual`). A run of lines that are that line with another time
 and text decodes at C level, the text of each parsed as one JSON array and the time only
-checked (:meth:`Usual.strings`); the other lines go one by one. With the shortcuts off
+checked (:meth:`Usual.strings`); the other lines go one by one. Before the framer cuts a
+read into lines, its complete lines are tried as one block (:meth:`Usual.block`): when every
+one is the usual line, the block's texts come from two replacements and one parse of the
+whole block, with no object per line but the text and its event. With the shortcuts off
 nothing is declared and no batch is tried.
 """
 
@@ -14,6 +17,8 @@ from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import orjson
+
 from ...events import BlockKind, Event, TextDelta
 from .._boundary import new_event
 from .batches import BATCH, BATCH_TRIES, Runs
@@ -21,8 +26,13 @@ from .templates import ByteTemplate, json_strings, split_frames
 
 __all__ = ["OllamaShortcuts", "Usual"]
 
+# What a block's middles and line ends become (:meth:`Usual.block`): a raw tab or newline is
+# never inside a JSON string, and the 0 between two lines says where each line ended.
+_MIDDLE = b'",\t"'
+_LINE_END = b'",\n0,\n"'
 # Of a partition: what came before and after the separator.
 _BEFORE, _AFTER = itemgetter(0), itemgetter(2)
+_loads = orjson.loads
 _PLAIN = bytes(sorted(set(range(0x20, 0x7F)) - {0x22, 0x5C}))  # printable ASCII but '"' and '\\'
 
 
@@ -46,7 +56,45 @@ class Usual(NamedTuple):
         middle = line[len(line) - len(at.suffix) : said.start + 1]
         if len(middle) < 2 or said.start < at.start:  # (the text after the time, apart)
             return None
+        if (b"\t" in line or b"\n" in line or len(middle) <= len(_MIDDLE)
+                or len(at.prefix) + len(said.suffix) + 1 <= len(_LINE_END)
+                or not at.prefix.endswith(b'"') or not said.suffix.startswith(b'"')):
+            return None  # (what :meth:`block` needs of the bytes around the strings)
         return cls(at.prefix, middle, said.suffix)
+
+    def block(self, block: bytes) -> list[str] | None:
+        """The texts of ``block``'s lines (complete lines, joined by newlines) if each is this
+        line with another time and text; ``None`` if one is not. (C-level work only.)
+
+        Every middle becomes ``",<tab>"`` and every line end with the next line's prefix
+        ``",<newline>0,<newline>"``; the block is then parsed as one JSON array. A raw tab or
+        newline cannot be inside a JSON string, so each of those separators stands between
+        two strings, and the bytes between two of them, or between one and the block's ends,
+        hold at least one value. There are 2 * lines such pieces and lines - 1 zeros, so a
+        parse of exactly 3 * lines - 1 values means each piece is exactly one string; a zero
+        at every third value means the separators alternate, a middle in each line and only
+        one: each line is the prefix, a string, the middle, a string and the suffix. (A line
+        end that took a byte of a middle's separator, or the prefix or suffix one at the
+        block's ends, leaves a raw tab or newline inside a string: no parse.)
+        """
+        prefix, middle, suffix = self
+        ends = suffix + b"\n" + prefix
+        halved = block.replace(middle, _MIDDLE)
+        middles, rest = divmod(len(block) - len(halved), len(middle) - len(_MIDDLE))
+        cut = halved.replace(ends, _LINE_END)
+        lines, rest2 = divmod(len(halved) - len(cut), len(ends) - len(_LINE_END))
+        lines += 1
+        if (rest or rest2 or middles != lines or not cut.startswith(prefix)
+                or not cut.endswith(suffix) or len(cut) < len(prefix) + len(suffix)):
+            return None
+        try:
+            values = _loads(b'["' + cut[len(prefix) : len(cut) - len(suffix)] + b'"]')
+        except orjson.JSONDecodeError:
+            return None
+        if len(values) != 3 * lines - 1 or values[2::3] != [0] * (lines - 1):
+            return None
+        texts: list[str] = values[1::3]
+        return texts
 
     def strings(self, lines: list[bytes]) -> list[str] | None:
         """The texts of ``lines`` if each is this line with another time and text; ``None``
@@ -79,6 +127,20 @@ class OllamaShortcuts(Runs):
         """``line`` is a usual line, with ``time`` and ``text``: learn its bytes."""
         self._learning -= 1
         self._usual = Usual.learn(line, time, text)
+
+    def _whole_lines(self, block: bytes, out: list[Event]) -> bool:
+        """Decode ``block``, a read's complete lines, at once if each is a usual line in the
+        open text block (see :meth:`Usual.block`): whether it did."""
+        usual = self._usual
+        if usual is None or self._open_kind != "text":
+            return False
+        texts = usual.block(block)
+        if texts is None:
+            return False
+        if "" in texts:
+            texts = [text for text in texts if text]
+        out.extend(map(new_event, repeat(TextDelta), zip(repeat(self._open), texts)))
+        return True
 
     def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
         """Runs of usual lines (see :class:`Usual`) decode in batches, with no Python work
