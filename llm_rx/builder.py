@@ -127,24 +127,30 @@ class ResponseBuilder(Reading):
         self._seq += 1
         self._handlers[type(event)](event)
 
-    def feed_all(self, events: Iterable[Event]) -> None:
+    def feed_all(
+        self, events: Iterable[Event], kinds: frozenset[type[Event]] | None = None
+    ) -> None:
         """`feed` each event in turn: one call for a chunk's events, the same fold.
 
         Args:
             events: The events, in stream order.
+            kinds: The types of `events` when the caller has them already (a `fan_out()`'s
+                hub finds them once a read).
         """
         if not fast.enabled:  # (the shortcuts off: see :mod:`llm_rx.wire.fast`)
             for event in events:
                 self.feed(event)
             return
         if not self.history and events.__class__ is list:
-            acc = self._one_block(events)
+            if kinds is None:
+                kinds = frozenset(map(type, events))
+            acc = self._one_block(events, kinds)
             if acc is not None:  # the usual chunk: appended at C level
                 acc.parts.extend(map(_TEXT, events))
                 self._seq += len(events)
                 return
-            if self._interleaved(events):  # (deltas of several started blocks: parallel
-                blocks = self._blocks  # calls), each block's in their order, at C level
+            if self._interleaved(events, kinds):  # (deltas of several started blocks:
+                blocks = self._blocks  # parallel calls), each block's in order, at C level
                 for index, run in groupby(sorted(events, key=_INDEX), _INDEX):
                     blocks[index].parts.extend(map(_TEXT, run))
                 self._seq += len(events)
@@ -211,18 +217,23 @@ class ResponseBuilder(Reading):
             return snapshots, error
         return snapshots, None
 
-    def _one_block(self, events: list[Event]) -> Acc | None:
-        """The started block that all ``events`` (more than one) are text deltas of, if so."""
+    def _one_block(
+        self, events: list[Event], kinds: frozenset[type[Event]] | None = None
+    ) -> Acc | None:
+        """The started block that all ``events`` (more than one, of the types ``kinds``) are
+        text deltas of, if so."""
         if len(events) > 1:
-            kinds = set(map(type, events))
+            if kinds is None:
+                kinds = frozenset(map(type, events))
             if len(kinds) == 1 and kinds <= _TEXTS and len(set(map(_INDEX, events))) == 1:
                 return self._blocks.get(_INDEX(events[0]))
         return None
 
-    def _interleaved(self, events: list[Event]) -> bool:
-        """Whether all ``events`` are text or argument deltas of started blocks (whose
-        handlers, without history, only append each fragment to its block)."""
-        if not _DELTAS.issuperset(map(type, events)):
+    def _interleaved(self, events: list[Event], kinds: frozenset[type[Event]]) -> bool:
+        """Whether all ``events`` (of the types ``kinds``) are text or argument deltas of
+        started blocks (whose handlers, without history, only append each fragment to its
+        block)."""
+        if not _DELTAS.issuperset(kinds):
             return False
         blocks = self._blocks
         return all(index in blocks for index in set(map(_INDEX, events)))

@@ -14,6 +14,7 @@ from ..events import Event, MessageStart, MessageStop, UsageUpdate
 from ..response import Response, Usage
 from ..sources import EventSource
 from ..wire import fast
+from ._hub import Kinds, read_kinds
 from ._pricing import Cost, price, price_list
 
 __all__ = ["cost"]
@@ -25,9 +26,10 @@ _READ: frozenset[type[Any]] = frozenset({UsageUpdate, MessageStart, MessageStop}
 class _Tally:
     """What a price needs from a reply's events: the served model, its wire, the usage."""
 
-    __slots__ = ("model", "provider", "started", "stopped", "usage")
+    __slots__ = ("kinds", "model", "provider", "started", "stopped", "usage")
 
-    def __init__(self) -> None:
+    def __init__(self, kinds: Kinds) -> None:
+        self.kinds = kinds  # (a read's event types: a fan_out's hub finds them once a read)
         self.model: str | None = None
         self.provider: str | None = None
         self.usage = Usage()
@@ -35,7 +37,7 @@ class _Tally:
         self.stopped = False
 
     def feed_all(self, events: list[Event]) -> tuple[list[Cost], Exception | None]:
-        if _READ.isdisjoint(map(type, events)):  # (the usual read: deltas only)
+        if _READ.isdisjoint(self.kinds(events)):  # (the usual read: deltas only)
             return [], None
         for event in events:
             cls = event.__class__
@@ -82,7 +84,7 @@ def cost(at: datetime | None = None) -> Callable[[Observable[Event]], Observable
         def subscribe(
             observer: abc.ObserverBase[Cost], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            tally = _Tally()
+            tally = _Tally(read_kinds(source))
 
             def result() -> Cost:
                 return price(

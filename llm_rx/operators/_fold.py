@@ -20,11 +20,14 @@ from ..events import Event
 __all__ = ["Fold", "SharedFold", "fed"]
 
 
-def fed(builder: ResponseBuilder, events: list[Event]) -> tuple[int, Exception | None]:
-    """Feed a read's events: how many were fed, and the error of the one that was not."""
+def fed(
+    builder: ResponseBuilder, events: list[Event], kinds: frozenset[type[Event]] | None = None
+) -> tuple[int, Exception | None]:
+    """Feed a read's events (of the types ``kinds``, when known): how many were fed, and the
+    error of the one that was not."""
     before = builder._seq
     try:
-        builder.feed_all(events)
+        builder.feed_all(events, kinds)
     except Exception as error:  # noqa: BLE001 - a malformed event from upstream
         return builder._seq - before - 1, error  # (its number was taken)
     return len(events), None
@@ -59,12 +62,12 @@ class SharedFold(Fold):
         self._outcome: tuple[int, Exception | None] = (0, None)
         self._failed = False
 
-    def feed_shared(self, events: list[Event]) -> None:
-        """Feed the read every user is about to get."""
+    def feed_shared(self, events: list[Event], kinds: frozenset[type[Event]]) -> None:
+        """Feed the read every user is about to get (its events of the types ``kinds``)."""
         if self._failed:  # (every user ended with the read that failed: nothing reads it)
             return
         with self.lock:
-            self._outcome = outcome = fed(self.builder, events)
+            self._outcome = outcome = fed(self.builder, events, kinds)
         self._failed = outcome[1] is not None
 
     def feed_all(self, events: list[Event]) -> tuple[int, Exception | None]:

@@ -4,12 +4,15 @@ RxPY's ``Subject`` takes two locks and copies its observer list for every event.
 `EventSource` instead: it hands each upstream read's list of events
 to every reading registered with it, so the operators behind it that fuse with a source
 (``to_response()``, ``text_only()``, ``cost()``, ``trace()``...) still take a read at a
-time, and the observer list is read once per read, not copied per event.
+time, and the observer list is read once per read, not copied per event. The types of a
+read's events are found once for all of them (:func:`read_kinds`): the shared builder's
+fast path, ``cost()`` and ``trace()`` each ask, and the hub looks at the events once.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable, SerialDisposable
@@ -21,9 +24,16 @@ from ..sources._source import Reading
 from ..wire import fast
 from ._fold import SharedFold
 
-__all__ = ["Hub", "shared_fold"]
+__all__ = ["Hub", "Kinds", "read_kinds", "shared_fold"]
 
 _OPEN = object()  # (the upstream has not ended)
+
+#: The types of a read's events.
+Kinds = Callable[[list[Event]], frozenset[type[Event]]]
+
+
+def _kinds(events: list[Event]) -> frozenset[type[Event]]:
+    return frozenset(map(type, events))
 
 
 class Hub(EventSource):
@@ -53,6 +63,8 @@ class Hub(EventSource):
         self._upstream = SerialDisposable()
         self._connected = False
         self._ended: object = _OPEN  # the error the upstream ended with, or None
+        # The read being handed out and its events' types, once one asked (:meth:`kinds`).
+        self._kinds: tuple[list[Event] | None, frozenset[type[Event]]] = (None, frozenset())
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         with self._lock:
@@ -101,10 +113,20 @@ class Hub(EventSource):
         self._upstream.disposable = upstream
         return self._upstream
 
+    def kinds(self, events: list[Event]) -> frozenset[type[Event]]:
+        """The types of ``events``: found once for the read every reading is handed (the
+        same list, which nobody changes), otherwise found now."""
+        read, kinds = self._kinds
+        if read is events:
+            return kinds
+        kinds = frozenset(map(type, events))
+        self._kinds = (events, kinds)
+        return kinds
+
     def _batch(self, events: list[Event]) -> tuple[list[None], Exception | None]:
         fold = self._fold
         if fold is not None and fold.used:
-            fold.feed_shared(events)
+            fold.feed_shared(events, self.kinds(events))
         for reading in self._readings:
             if not reading.stopped():
                 reading.emit(events)
@@ -119,6 +141,7 @@ class Hub(EventSource):
                 return
             self._ended = error
             readings, self._readings = self._readings, ()
+            self._kinds = (None, frozenset())  # (the last read, let go)
         for reading in readings:
             if not reading.stopped():
                 reading.end(error)
@@ -140,6 +163,14 @@ def shared_fold(source: Observable[Event]) -> SharedFold | None:
             return None
         fold.used = True
     return fold
+
+
+def read_kinds(source: Observable[Event]) -> Kinds:
+    """How an operator applied to ``source`` finds the types of a read's events: the hub's
+    (found once a read for all its readings) when ``source`` is a hub, else each time."""
+    if isinstance(source, Hub) and fast.enabled:
+        return source.kinds
+    return _kinds
 
 
 def _nothing(_value: None) -> None:

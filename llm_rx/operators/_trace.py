@@ -30,6 +30,7 @@ from ..events import (
 from ..native.observability import semconv_provider
 from ..response import Usage
 from ..sources import EventSource
+from ._hub import Kinds, read_kinds
 from ._tap import Tapped
 
 __all__ = ["trace"]
@@ -56,8 +57,9 @@ def _nanos(moment: datetime) -> int:
 class _Recorder:
     """One subscription's span and what the reply's events said so far."""
 
-    def __init__(self, span: Any, clock: abc.SchedulerBase) -> None:
+    def __init__(self, span: Any, clock: abc.SchedulerBase, kinds: Kinds) -> None:
         self.span = span
+        self.kinds = kinds  # (a read's event types: a fan_out's hub finds them once a read)
         self.clock = clock
         self.started = clock.now
         self.first: datetime | None = None
@@ -68,7 +70,7 @@ class _Recorder:
         self.watched = _BEFORE
 
     def feed_all(self, events: list[Event]) -> tuple[list[Event], Exception | None]:
-        if self.watched.isdisjoint(map(type, events)):  # (the usual read: deltas only)
+        if self.watched.isdisjoint(self.kinds(events)):  # (the usual read: deltas only)
             return events, None
         for event in events:
             cls = event.__class__
@@ -170,7 +172,7 @@ def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]
     otel = importlib.import_module("opentelemetry.trace")  # (the ``otel`` extra)
     kind = otel.SpanKind.CLIENT
 
-    def recorder_for(scheduler: abc.SchedulerBase | None) -> _Recorder | None:
+    def recorder_for(scheduler: abc.SchedulerBase | None, kinds: Kinds) -> _Recorder | None:
         """A span for a subscription, or ``None`` when it would not record."""
         clock = scheduler or TimeoutScheduler.singleton()
         spans = tracer if tracer is not None else otel.get_tracer("llm_rx")
@@ -181,13 +183,15 @@ def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]
         if not span.is_recording():
             span.end()
             return None
-        return _Recorder(span, clock)
+        return _Recorder(span, clock, kinds)
 
     def operator(source: Observable[Event]) -> Observable[Event]:
+        kinds = read_kinds(source)
+
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            recorder = recorder_for(scheduler)
+            recorder = recorder_for(scheduler, kinds)
             if recorder is None:
                 return source.subscribe(observer, scheduler=scheduler)
 
@@ -208,7 +212,7 @@ def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]
 
         general = reactivex.create(subscribe)
         if isinstance(source, EventSource):  # (a read at a time, in the source's loop)
-            return Tapped(source, recorder_for, general)
+            return Tapped(source, lambda scheduler: recorder_for(scheduler, kinds), general)
         return general
 
     return operator

@@ -20,6 +20,7 @@ from llm_rx.events import Event, MessageStart, TextDelta
 from llm_rx.wire import fast
 
 from ..captures import capture
+from ..helpers import reads_of
 from ..sinks.timeline import cold_timeline, events_of
 
 
@@ -158,3 +159,44 @@ def test_trace_without_a_recording_tracer_passes_the_events_through() -> None:
     source = llm_rx.from_file(capture("openai/chat-text-basic.sse").path)
     traced = source.pipe(lxo.trace(NoOpTracerProvider().get_tracer("x")), ops.to_list()).run()
     assert traced == events_of(capture("openai/chat-text-basic.sse").path)
+
+
+@pytest.mark.parametrize("name", ["anthropic/thinking-signature.sse",
+                                  "ollama/chat-gemma3-text.ndjson", "gemini/sse-thought-parts.sse"])
+def test_trace_and_cost_behind_fan_out_look_at_each_read_once(
+    name: str, exporter: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bug class: the hub's event types of a read handed to a reading of another read (a span
+    # or a price missing a usage), or found again by every operator behind the hub
+    from llm_rx.operators import _hub
+
+    found: list[int] = []
+    original = _hub.Hub.kinds
+
+    def counted(self: _hub.Hub, events: list[Event]) -> frozenset[type[Event]]:
+        read = self._kinds[0]
+        kinds = original(self, events)
+        found.append(read is not events)
+        return kinds
+
+    monkeypatch.setattr(_hub.Hub, "kinds", counted)
+
+    def run() -> tuple[Any, Any, dict[str, Any]]:
+        exporter.clear()
+        source = llm_rx.from_bytes(reads_of(capture(name).data, 512))
+        response, cost, _ = source.pipe(lxo.fan_out(
+            lxo.to_response(), lxo.cost(), lxo.trace(_tracer(exporter)))).run()
+        (span,) = exporter.get_finished_spans()
+        ttft = "gen_ai.response.time_to_first_chunk"
+        return response, cost, {k: v for k, v in (span.attributes or {}).items() if k != ttft}
+
+    fused = run()
+    assert found
+    assert sum(found) < len(found) / 2  # (once a read, for three operators)
+    with fast.fast_paths(False):
+        general = run()
+    assert fused[0] == general[0]
+    assert fused[1].model_dump(exclude={"priced_at"}) == general[1].model_dump(
+        exclude={"priced_at"})
+    assert fused[2] == general[2]
+    assert "gen_ai.usage.output_tokens" in fused[2]
