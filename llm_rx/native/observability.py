@@ -50,15 +50,38 @@ def price_providers(provider: str, model: str) -> tuple[str | None, ...]:
 
 
 def priced_extras(provider: str, native: dict[str, Any] | None) -> dict[str, int]:
-    """What the provider's own usage object reports besides tokens that a price list bills,
-    in genai-prices' usage names (Anthropic's web searches)."""
+    """What the provider's own usage object reports that a price list bills apart, in
+    genai-prices' usage names: Anthropic's web searches, and its cache writes kept an hour
+    (``cache_creation.ephemeral_1h_input_tokens``, billed above the 5-minute rate; of the
+    compaction steps too, as their other counts are)."""
     if provider != "anthropic" or not isinstance(native, dict):
         return {}
+    extras: dict[str, int] = {}
     tools = native.get("server_tool_use")
-    searches = tools.get("web_search_requests") if isinstance(tools, dict) else None
-    if isinstance(searches, int) and not isinstance(searches, bool) and searches >= 0:
-        return {"web_searches": searches}
-    return {}
+    searches = _count(tools.get("web_search_requests")) if isinstance(tools, dict) else None
+    if searches is not None:
+        extras["web_searches"] = searches
+    hour = _hour_writes(native)
+    iterations = native.get("iterations")
+    if isinstance(iterations, list):  # (see ``wire.anthropic_usage``: compaction is billed)
+        for step in iterations:
+            if isinstance(step, dict) and step.get("type") == "compaction":
+                more = _hour_writes(step)
+                hour = more if hour is None else hour if more is None else hour + more
+    if hour:
+        extras["cache_write_1h_tokens"] = hour
+    return extras
+
+
+def _hour_writes(usage: dict[str, Any]) -> int | None:
+    """The cache writes kept an hour of an Anthropic usage object (or iteration)."""
+    creation = usage.get("cache_creation")
+    return _count(creation.get("ephemeral_1h_input_tokens")) if isinstance(
+        creation, dict) else None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def semconv_provider(provider: str) -> str:

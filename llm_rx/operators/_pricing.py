@@ -8,6 +8,7 @@ under is provider knowledge, kept in `llm_rx.native.observability`.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from types import ModuleType
@@ -107,7 +108,8 @@ def price(
         return Cost(total=None, reason=f"the price list refused the usage: {error}", **base)
     if found is None:
         return Cost(total=None, reason=f"no price for {model!r} ({provider})", **base)
-    return _cost(found, usage, base)
+    hour = priced_extras(provider or "", usage.native).get("cache_write_1h_tokens", 0)
+    return _cost(found, usage, base, hour)
 
 
 def _calculate(
@@ -131,8 +133,9 @@ def _calculate(
     return None  # (counts the list finds inconsistent raise ValueError: see ``price``)
 
 
-def _cost(found: Any, usage: Usage, base: dict[str, Any]) -> Cost:
-    """The ``Cost`` of a calculation, with its token parts at the rates it used."""
+def _cost(found: Any, usage: Usage, base: dict[str, Any], hour: int) -> Cost:
+    """The ``Cost`` of a calculation, with its token parts at the rates it used (``hour``:
+    the cache writes kept an hour, at their own rate)."""
     from genai_prices.types import calc_unit_price
 
     rates = found.model_price
@@ -152,7 +155,7 @@ def _cost(found: Any, usage: Usage, base: dict[str, Any]) -> Cost:
     parts = (
         part(rates.input_mtok, total_input - cached),
         part(rates.cache_read_mtok or rates.input_mtok, usage.cache_read_tokens),
-        part(rates.cache_write_mtok or rates.input_mtok, usage.cache_write_tokens),
+        _writes(part, rates, usage.cache_write_tokens, hour),
         part(rates.output_mtok, generated - (usage.reasoning_tokens or 0)),
         part(reasoning_rate, usage.reasoning_tokens),
     )
@@ -169,6 +172,17 @@ def _cost(found: Any, usage: Usage, base: dict[str, Any]) -> Cost:
         notes=tuple(notes),
         **base,
     )
+
+
+def _writes(
+    part: Callable[[Any, int | None], Decimal | None], rates: Any, writes: int | None, hour: int
+) -> Decimal | None:
+    """The cache writes' part: those kept an hour (``hour`` of ``writes``) at their rate."""
+    five = rates.cache_write_mtok or rates.input_mtok
+    if not hour or writes is None:
+        return part(five, writes)
+    return part(five, writes - hour) + part(  # type: ignore[operator]
+        rates.cache_write_1h_mtok or five, hour)
 
 
 def _short(amount: Decimal) -> str:

@@ -19,6 +19,7 @@ from llm_rx import operators as lxo
 from llm_rx.events import Event, MessageStart, MessageStop, TextDelta, UsageUpdate
 from llm_rx.response import Usage
 from llm_rx.wire import fast
+from llm_rx.wire.anthropic_usage import usage_from_anthropic
 
 from ..captures import capture
 
@@ -243,3 +244,43 @@ def test_cost_of_a_compacted_request_is_every_step_anthropic_bills(form: str) ->
         llm_rx.to_native(llm_rx.reassemble(path), "anthropic"),
         provider_id="anthropic").calc_price(genai_request_timestamp=AT)
     assert cost.total > top_level_only.total_price  # (what reading the body alone gives)
+
+
+@pytest.mark.parametrize("compacted", [False, True])
+def test_cost_anthropic_cache_writes_kept_an_hour_at_their_own_rate(compacted: bool) -> None:
+    # bug class: a cache write kept an hour (cache_creation.ephemeral_1h_input_tokens, billed
+    # 2x input where a 5-minute one is 1.25x) priced at the 5-minute rate, or its part of the
+    # cost landing elsewhere; a compaction step's 1h writes left out of the price
+    native: dict[str, Any] = {
+        "input_tokens": 100, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 1_000,
+        "output_tokens": 10,
+        "cache_creation": {"ephemeral_5m_input_tokens": 600, "ephemeral_1h_input_tokens": 400},
+    }
+    if compacted:
+        native["iterations"] = [
+            {"type": "compaction", "input_tokens": 50, "cache_read_input_tokens": 0,
+             "cache_creation_input_tokens": 300, "output_tokens": 20,
+             "cache_creation": {"ephemeral_5m_input_tokens": 100,
+                                "ephemeral_1h_input_tokens": 200}},
+            {"type": "message", "input_tokens": 100, "cache_read_input_tokens": 0,
+             "cache_creation_input_tokens": 1_000, "output_tokens": 10,
+             "cache_creation": {"ephemeral_5m_input_tokens": 600,
+                                "ephemeral_1h_input_tokens": 400}},
+        ]
+    model = "claude-sonnet-4-5-20250929"
+    events: list[Event] = [MessageStart("anthropic", model, "m"),
+                           UsageUpdate(usage_from_anthropic(native)), MessageStop("end_turn")]
+    (cost,) = _costs(reactivex.from_iterable(events))
+    fresh, writes, hour, output = (150, 1_300, 600, 30) if compacted else (100, 1_000, 400, 10)
+    billed = genai_prices.calc_price(
+        genai_prices.Usage(input_tokens=fresh + writes, cache_read_tokens=0,
+                           cache_write_tokens=writes, cache_write_1h_tokens=hour,
+                           output_tokens=output),
+        model, provider_id="anthropic", genai_request_timestamp=AT).total_price
+    assert cost.total == billed
+    # (by hand: $3 fresh, $3.75 a 5-minute write, $6 an hour's, $15 output, per MTok)
+    assert cost.total == (Decimal(3) * fresh + Decimal("3.75") * (writes - hour)
+                          + Decimal(6) * hour + Decimal(15) * output) / 1_000_000
+    assert cost.cache_write == (Decimal("3.75") * (writes - hour) + Decimal(6) * hour) / 1_000_000
+    assert cost.server_tools is None  # (every part accounted for: nothing left over)
+    assert cost.input == Decimal(3) * fresh / 1_000_000
