@@ -142,8 +142,7 @@ class ResponseBuilder(Reading):
                 self.feed(event)
             return
         if not self.history and events.__class__ is list:
-            if kinds is None:
-                kinds = frozenset(map(type, events))
+            kinds = kinds or frozenset(map(type, events))
             acc = self._one_block(events, kinds)
             if acc is not None:  # the usual chunk: appended at C level
                 acc.parts.extend(map(_TEXT, events))
@@ -220,19 +219,16 @@ class ResponseBuilder(Reading):
     def _one_block(
         self, events: list[Event], kinds: frozenset[type[Event]] | None = None
     ) -> Acc | None:
-        """The started block that all ``events`` (more than one, of the types ``kinds``) are
-        text deltas of, if so."""
+        """The started block all ``events`` (more than one; types ``kinds``) are text deltas of."""
         if len(events) > 1:
-            if kinds is None:
-                kinds = frozenset(map(type, events))
+            kinds = kinds or frozenset(map(type, events))
             if len(kinds) == 1 and kinds <= _TEXTS and len(set(map(_INDEX, events))) == 1:
                 return self._blocks.get(_INDEX(events[0]))
         return None
 
     def _interleaved(self, events: list[Event], kinds: frozenset[type[Event]]) -> bool:
-        """Whether all ``events`` (of the types ``kinds``) are text or argument deltas of
-        started blocks (whose handlers, without history, only append each fragment to its
-        block)."""
+        """Whether all ``events`` (types ``kinds``) are text or argument deltas of started
+        blocks (whose handlers, without history, only append each fragment to its block)."""
         if not _DELTAS.issuperset(kinds):
             return False
         blocks = self._blocks
