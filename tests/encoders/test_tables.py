@@ -1,5 +1,6 @@
-"""The mapping tables are the documented ones: the README reproduces them, and everything an
-encoder leaves out is a kind its target's table lists."""
+"""The mapping tables are the documented ones: the translation guide
+(docs/how-to/translation.md) reproduces them, and everything an encoder leaves out is a kind
+its target's table lists."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ from llm_rx.encoders import ENCODERS
 from llm_rx.encoders._tables import DROPPED, STOP, WAITS
 from tests.captures import CAPTURES
 
-README = (Path(__file__).parents[2] / "README.md").read_text()
+GUIDE = (Path(__file__).parents[2] / "docs" / "how-to" / "translation.md").read_text()
 
 
 @pytest.mark.parametrize("reason", ["end_turn", "max_tokens", "tool_use", "stop_sequence",
                                     "refusal", "content_filter", "pause_turn"])
-def test_readme_stop_table_is_the_encoders(reason: str) -> None:
-    row = next(line for line in README.splitlines() if line.startswith(f"| `{reason}` | `"))
+def test_guide_stop_table_is_the_encoders(reason: str) -> None:
+    row = next(line for line in GUIDE.splitlines() if line.startswith(f"| `{reason}` | `"))
     cells = [cell.strip() for cell in row.strip("|").split("|")][1:]
     order = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama",
              "bedrock-converse", "cohere"]
@@ -31,12 +32,12 @@ def test_readme_stop_table_is_the_encoders(reason: str) -> None:
             assert cell == f"`{native}`"
 
 
-def test_readme_lists_every_drop_and_wait() -> None:
+def test_guide_lists_every_drop_and_wait() -> None:
     for items in DROPPED.values():
         for what, when in items.items():
-            assert f"`{what}`: {when}" in README
+            assert f"`{what}`: {when}" in GUIDE
     for wait in WAITS.values():
-        assert wait in README
+        assert wait in GUIDE
 
 
 def _whats() -> dict[str, set[str]]:
