@@ -1,4 +1,5 @@
-"""The pytest plugin and the extra: registered, lazy, and the README's example runs."""
+"""The pytest plugin and the extra: registered, lazy, and the emulator guide's test file
+(docs/how-to/emulator.md) runs as an app's own test suite, through the plugin."""
 
 from __future__ import annotations
 
@@ -41,16 +42,16 @@ def test_plugin_and_extras_are_declared() -> None:
     assert "boto3" in extras["dev"]
 
 
-def readme_example() -> str:
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## `llm-rx serve` for offline tests", 1)[1].split("\n## ", 1)[0]
+def guide_example() -> str:
+    text = (ROOT / "docs" / "how-to" / "emulator.md").read_text()
+    section = text.split("## The pytest fixture", 1)[1].split("\n## ", 1)[0]
     match = re.search(r"```python\n(.*?)```", section, re.S)
     assert match is not None
     return match.group(1)
 
 
-def test_readme_example_runs_with_the_plugin_fixture(tmp_path: Path) -> None:
-    (tmp_path / "test_app.py").write_text(readme_example())
+def test_guide_example_runs_with_the_plugin_fixture(tmp_path: Path) -> None:
+    (tmp_path / "test_app.py").write_text(guide_example())
     # Where the entry point is not installed yet (a fresh checkout), the conftest brings the
     # fixtures; where it is, the conftest's take the plugin's place.
     (tmp_path / "conftest.py").write_text(
@@ -62,4 +63,4 @@ def test_readme_example_runs_with_the_plugin_fixture(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 passed" in result.stdout
+    assert "3 passed" in result.stdout
