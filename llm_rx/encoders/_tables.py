@@ -1,4 +1,4 @@
-"""The mapping tables of every encoder, in one place (reproduced in the README).
+"""The mapping tables of every encoder, in one place (reproduced in docs/how-to/translation.md).
 
 * ``STOP``: the canonical stop reason -> the target's own stop value. A reply from the
   target's own stream gives back the provider's original value instead (``MessageStop.native``).

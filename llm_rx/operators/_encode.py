@@ -21,7 +21,7 @@ def encode(
 ) -> Callable[[Observable[Event]], Observable[bytes]]:
     """Encode the events as the stream of the target ``to`` (a key of
     ``llm_rx.encoders.ENCODERS``: a provider id, or one's other form): bytes as soon as
-    each event's frame can go out (see the wait table in the README).
+    each event's frame can go out (see the wait table in the translation guide).
 
     ```text
     events:  -S-b-t---t-e-U-M-|          events:  -S-b-t-#
