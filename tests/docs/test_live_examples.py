@@ -4,13 +4,11 @@ by test_examples: they need keys) run as written, against loopback servers."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import llm_rx
-
 from tests.captures import capture
 from tests.loopback import server
 
