@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import orjson
+from orjson import JSONDecodeError
 
 from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event, MessageStart
@@ -24,7 +25,7 @@ from . import fast
 from ._boundary import PASS_THROUGH, attach_events, count_of, new_event, shape_error
 from ._checks import check_depth
 from .changed import ChangedFields
-from .fast.batches import BATCH, BATCH_SLICE, BATCH_TRIES, Runs, TemplateFrames
+from .fast.batches import BATCH, BATCH_SLICE, BATCH_TRIES, Runs, TemplateFrames, TextFold
 from .fast.templates import ByteTemplate, json_strings, split_frames
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
@@ -46,6 +47,9 @@ __all__ = [
     "shape_error",
     "split_frames",
 ]
+
+
+_loads = orjson.loads
 
 
 class Decoder(Runs, ABC):
@@ -77,6 +81,17 @@ class Decoder(Runs, ABC):
     @abstractmethod
     def flush(self) -> list[Event]:
         """The events still due at EOF; raises `IncompleteStreamError` on a cut stream."""
+
+    def settled(self) -> Decoder:
+        """The decoder that ``decode`` now hands each read to: this one, or for a decoder
+        that wraps another (a check of the first frames, a sniffer) the one it wraps, once
+        the wrapper only passes reads on (a source may then call it directly)."""
+        return self
+
+    def fold_into(self, fold: TextFold | None) -> None:
+        """The events go only to a fold, which may take a delta's string directly (see
+        :meth:`~llm_rx.wire.fast.batches.TemplateFrames.fold_into`); most decoders make
+        every event."""
 
     def _start(self, out: list[Event], model: Any = None, id: Any = None) -> None:
         self.started = True
@@ -190,8 +205,40 @@ class SSEPayloadDecoder(TemplateFrames, Decoder):
         self._sse = SSEDecoder(max_frame, names=not self.payload_names_kind)
         # The hot path's shortcut: a decoder that just decoded a plain delta frame may keep
         # the frame's template with the event it made (``_learn``); a frame that matches a
+        # template is that event with another string (see ``TemplateFrames``).
+
     def decode(self, chunk: bytes) -> list[Event]:
-        return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
+        read = self._read  # a live stream's usual read: one whole frame of the latest template
+        if read is not None and chunk.startswith(read[0]) and (size := len(chunk)) <= read[2]:
+            if chunk.endswith(read[1]):
+                stop = size - read[4]
+            elif read[9]:  # (its closing brackets padded with spaces: see ``_read_of``)
+                stop = chunk.rfind(b'"') + 1
+                if chunk[stop - 1 :].replace(b" ", b"") != read[1]:
+                    stop = 0
+            else:
+                stop = 0
+            try:
+                value = _loads(chunk[read[3] : stop]) if stop else None
+            except JSONDecodeError:
+                value = None
+            if value.__class__ is str:
+                self._template_hit = read[8]
+                if not value and not read[7]:
+                    return []
+                append = self._append
+                if append is None:  # (the first such read since another: every event
+                    append = self._append = self._appender(read)  # before it was folded)
+                if append:  # (a consumer that only folds: straight to it, no event)
+                    append(value)  # type: ignore[operator]
+                    return []
+                return [new_event(read[5], (read[6], value))]
+        self._read = None
+        self._append = None
+        events = self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
+        if self._templates:  # (none is learned with the shortcuts off)
+            self._read = self._read_of(chunk, self._sse)
+        return events
 
     def flush(self) -> list[Event]:
         return self._at_end(self._last_events)

@@ -144,6 +144,14 @@ class CheckedDecoder(_Wrapper):
             HeadScanner(first_frame=framing) if framing is not None else None
         )
 
+    def settled(self) -> Decoder:
+        # (once ``inner`` started or finished, ``_check`` drops the scanner at the next read
+        # and passes every read on)
+        inner = self.inner
+        if self._failed or not (self._scanner is None or inner.started or inner.finished):
+            return self
+        return inner
+
     def decode(self, chunk: bytes) -> list[Event]:
         if self._scanner is not None:
             self._check(self._scanner.feed(chunk) is not None)
@@ -194,6 +202,9 @@ class SniffingDecoder(_Wrapper):
         self._max_frame = max_frame
         self._scanner = HeadScanner()
         self.inner = None
+
+    def settled(self) -> Decoder:
+        return self.inner.settled() if self.inner is not None and not self._failed else self
 
     def decode(self, chunk: bytes) -> list[Event]:
         if self.inner is not None:

@@ -85,6 +85,12 @@ class SSEDecoder:
         # :mod:`llm_rx.wire.fast`); off, every event is parsed by the general rules.
         self._shortcuts = fast.enabled
 
+    def at_rest(self) -> bool:
+        """Whether the framer holds nothing that a read's frames depend on: past the BOM
+        check, no unfinished event, no pending ``\\r``, no event id so far."""
+        return (self._started and not self._pending and not self._skip_lf
+                and self.last_event_id is None)
+
     def decode(self, chunk: bytes) -> list[SSEEvent]:
         """The events `chunk` completed.
 

@@ -10,7 +10,9 @@ and a decoder declares its frames to them:
 - :mod:`.batches`: the engines that decode runs of a template's frames in one step (an SSE
   decoder declares a template with ``_learn(data, marker, value, event_type, block,
   keeps_empty)``: this frame, this varying string, this event), and cut huge reads into
-  slices.
+  slices; and a live stream's usual read, one whole frame of the latest template, decoded
+  without the framer (``_read_of``), its string handed straight to a consumer that only
+  folds (``fold_into``).
 - :mod:`.layouts`: the key layouts :class:`~llm_rx.wire.changed.ChangedFields` shares between
   streams.
 - :mod:`.spans`: a frame's bytes around a string and an object of counts that both vary.
@@ -20,8 +22,11 @@ and a decoder declares its frames to them:
 
 Elsewhere, behind the same switch: the framers' whole-read splits (``sse``, ``ndjson``,
 ``json_array``), a whole body handed over in one read decoded as a connection's reads of
-64 KiB, the builder's ``feed_all``/``advance_all`` of a read of text deltas (and
-``feed_all``'s of the deltas of several started blocks, parallel tool calls), the operators
+64 KiB, the source's loop calling the decoder a provider check wraps directly once the
+reply started (``Decoder.settled``), the builder's ``feed_all``/``advance_all`` of a read of
+text deltas (and ``feed_all``'s of the deltas of several started blocks, parallel tool calls,
+and of a read's one event), ``ResponseBuilder.appender`` (a fold's strings appended to their
+block, for ``to_response()`` after a source and ``reassemble``), the operators
 that run in their source's loop (``to_response()``, ``accumulate()``, ``text_only()``,
 ``thinking_only()``), and the one builder the live displays and ``to_response()`` behind a
 ``fan_out()`` share. Each must give exactly what the general path gives. With ``enabled``

@@ -9,7 +9,9 @@ decoded one by one give:
 - :class:`TemplateFrames` (the SSE payload decoders): the byte templates a decoder declares
   with ``_learn(data, marker, value, event_type, block, keeps_empty)`` (``data`` decoded to
   ``event_type(block, value)``, ``value`` the string after ``marker``), matched in the
-  one-by-one loop and, in runs of a template's frames, parsed as one JSON array.
+  one-by-one loop and, in runs of a template's frames, parsed as one JSON array; and a live
+  stream's usual read, one whole frame of the latest template (:meth:`TemplateFrames._read_of`),
+  decoded without the framer or the loop.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ import orjson
 
 from ...events import Event
 from .._boundary import PASS_THROUGH, new_event, shape_error
-from ..sse import SSEEvent
+from ..sse import SSEDecoder, SSEEvent
 from .templates import ByteTemplate, json_strings
 
-__all__ = ["BATCH", "BATCH_SLICE", "BATCH_TRIES", "Runs", "Shortcut", "TemplateFrames"]
+__all__ = [
+    "BATCH", "BATCH_SLICE", "BATCH_TRIES", "ReadShortcut", "Runs", "Shortcut", "TemplateFrames",
+    "TextFold",
+]
 
 # Fewer frames than this are read one by one (a batch costs a few joins); a chunk tries a
 # batch at most so many times (each try looks at all the frames left) in each slice of
@@ -37,6 +42,15 @@ BATCH_SLICE = 512
 
 #: A template as the loop reads it: prefix, suffix, start, tail, event type, block, keeps "".
 Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
+#: A read that is one whole frame of a template (see ``TemplateFrames._read_of``): the read's
+#: prefix and suffix, its largest size, start, tail (of the suffix as given), event type, block,
+#: keeps "", the template, and whether the suffix is closing brackets that may be padded with
+#: spaces (then given without them).
+ReadShortcut = tuple[bytes, bytes, int, int, int, Any, int, bool, Shortcut, bool]
+#: Where a consumer that only folds the events wants a delta's strings (see
+#: ``TemplateFrames.fold_into``): given the event type and the block, the callable that folds
+#: one (``list.append`` of the block's parts), or ``None`` where it must get the event.
+TextFold = Callable[[Any, int], Callable[[str], object] | None]
 
 
 class Runs:
@@ -139,6 +153,12 @@ class TemplateFrames(Runs):
         self._templates: list[Shortcut] = []
         self._template_hit: Shortcut | None = None
         self._learned = 0  # templates learned so far (a new one may make a batch worth it)
+        # The next read, if it is one whole frame of the latest template (``_read_of``).
+        self._read: ReadShortcut | None = None
+        # Where its string goes when the consumer only folds (``fold_into``): not asked yet
+        # (None), or the fold's callable, or False (the event is made).
+        self._fold: TextFold | None = None
+        self._append: Callable[[str], object] | bool | None = None
 
     if TYPE_CHECKING:
         def _data(self, data: bytes, out: list[Event]) -> None: ...
@@ -161,6 +181,65 @@ class TemplateFrames(Runs):
         kept = [s for s in self._templates if s[5] != index or s[4] is not event_type]
         self._templates = [shortcut, *kept[:7]]
         self._learned += 1
+
+    def _read_of(self, chunk: bytes, framer: SSEDecoder) -> ReadShortcut | None:
+        """After a read the general path decoded: the shortcut for a read that is one whole
+        frame of the latest template (a live stream's usual read: the same event line, if
+        any, ``data: `` and the template's bytes around another string, then the blank
+        line), or ``None``. Such a read is decoded as the one-by-one loop would decode its
+        frame (the latest template is tried first) while nothing else changed: the framer
+        holds nothing (no partial event, no ``id``, past the BOM), so the read is that frame
+        alone; the framer then still holds nothing. The event line's name is a plain word,
+        and ``error`` never (a framer that keeps names gives no bare payload for any).
+
+        A suffix that is the string's closing quote and closing brackets (``"}}``) may come
+        padded with spaces between them, as Anthropic pads its frames to lengths that vary:
+        the read then matches with any spaces there (JSON ignores them between brackets),
+        and decodes as its frame would without the template."""
+        templates = self._templates
+        if not templates or self.finished or not framer.at_rest():
+            return None
+        shortcut = templates[0]
+        prefix, suffix, start, _, event_type, block, keeps_empty = shortcut
+        padded = not suffix[1:].strip(b"}] ")  # (its one quote opens it)
+        if padded:
+            end = suffix.replace(b" ", b"") + b"\n\n"
+            if chunk[chunk.rfind(b'"') :].replace(b" ", b"") != end:
+                return None
+        else:
+            end = suffix + b"\n\n"
+            if not chunk.endswith(end):
+                return None
+        head_size = chunk.find(b"data: " + prefix, 0, 64 + len(prefix))
+        if head_size < 0:
+            return None
+        head = chunk[:head_size]
+        if head:
+            name = head[7:-1]
+            if not (
+                not framer.names
+                and head.startswith(b"event: ")
+                and head.endswith(b"\n")
+                and name.replace(b"_", b"").isalpha()
+                and name != b"error"
+            ):
+                return None
+        return (head + b"data: " + prefix, end, framer.max_frame + 2, head_size + 6 + start,
+                len(end) - 1, event_type, block, keeps_empty, shortcut, padded)
+
+    def fold_into(self, fold: TextFold | None) -> None:
+        """The reads' events go only to a fold (``to_response()`` right after the source,
+        ``reassemble``): a read that is one whole frame of the latest template then gives
+        its string to ``fold(event_type, block)`` (asked at its first such read, once every
+        event before it was folded; asked again after any other read) instead of an event.
+        The fold gets the strings it would have folded from the events, in the same order."""
+        self._fold = fold if self._shortcuts else None
+        self._append = None
+
+    def _appender(self, read: ReadShortcut) -> Callable[[str], object] | bool:
+        fold = self._fold
+        append = fold(read[5], read[6]) if fold is not None else None
+        return False if append is None else append
 
     def _forget(self) -> None:
         """The decoder's state changed in a way the shortcuts did not see: drop them."""
