@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from ._history import History, Latest, count_at
-from .events import BlockStart
+from .events import BlockStart, RefusalDelta, TextDelta, ThinkingDelta, ToolArgsDelta
 from .response import (
     Block,
     OpaqueBlock,
@@ -16,8 +17,11 @@ from .response import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from .wire import fast
 
-__all__ = ["Acc"]
+__all__ = ["Acc", "appender"]
+
+_DELTAS = frozenset({TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta})
 
 
 class Acc:
@@ -67,3 +71,18 @@ class Acc:
         if kind == "refusal":
             return RefusalBlock(text=text, meta=meta)
         return OpaqueBlock(kind=start.name or "opaque", raw=start.raw, meta=meta)
+
+
+def appender(builder: Any, event_type: Any, index: int) -> Callable[[str], object] | None:
+    """Where the strings of ``event_type(index, string)`` deltas may be appended to a
+    ``ResponseBuilder`` directly, as feeding each delta would append it: the block's
+    ``list.append`` (a text, thinking, refusal or argument delta of a started block, a builder
+    without history, the shortcuts on), else ``None``. Valid until the next event is fed;
+    such strings take no sequence number (a builder without history reads none). A source
+    gives a live read's string here instead of its event when the events only go to this
+    builder (``to_response()`` right after a source, ``reassemble``: see
+    ``TemplateFrames.fold_into``)."""
+    if builder.history or not fast.enabled or event_type not in _DELTAS:
+        return None
+    acc: Acc | None = builder._blocks.get(index)
+    return acc.parts.append if acc is not None else None

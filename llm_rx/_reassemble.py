@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import partial
 
+from ._blocks import appender
 from .builder import ResponseBuilder, fold_error
 from .errors import LlmRxError
 from .events import Event
@@ -62,7 +64,7 @@ def reassemble_with(decoder: Decoder, chunks: Iterable[bytes]) -> Response:
     builder = ResponseBuilder(history=False)
     feed_all = builder.feed_all
 
-    def fold(events: list[Event]) -> None:
+    def feed(events: list[Event]) -> None:
         try:
             feed_all(events)
         except (LlmRxError, MemoryError):
@@ -71,7 +73,7 @@ def reassemble_with(decoder: Decoder, chunks: Iterable[bytes]) -> Response:
             raise fold_error(error) from error
 
     try:
-        decode_all(decoder, chunks, fold)
+        decode_all(decoder, chunks, feed, fold=partial(appender, builder))  # (and strings)
     except LlmRxError as error:  # (a failing byte source arrives as one too)
         if not builder.started:
             raise

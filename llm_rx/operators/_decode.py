@@ -72,7 +72,7 @@ class _Decoded(EventSource):
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         decoder = self._decoder()
-        emit, stopped, end = reading
+        emit, stopped, end, _ = reading  # (every event is emitted)
         upstream = SingleAssignmentDisposable()  # (assigned after a synchronous source too)
         over = False  # the reply ended: its terminal frame, an error, or the source's end
 

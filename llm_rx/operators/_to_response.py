@@ -8,12 +8,13 @@ from functools import partial
 import reactivex
 from reactivex import Observable, abc
 
+from .._blocks import appender
 from ..builder import ResponseBuilder, fold_error
 from ..events import Event
 from ..response import Response
 from ..sources import EventSource
 from ..wire import fast
-from ._fold import Fold, fed
+from ._fold import Fold
 from ._hub import shared_fold
 
 __all__ = ["to_response"]
@@ -72,10 +73,11 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
                 finish()
 
             if isinstance(source, EventSource) and fast.enabled:  # a read at a time
-                feed = shared.feed_all if shared is not None else partial(fed, builder)
+                steps = (partial(_fed, shared.feed_all) if shared is not None
+                         else partial(_fed_own, builder))
                 return source.subscribe_steps(
-                    lambda events: _fed(feed, events), observer.on_next, on_error, on_error,
-                    on_completed, scheduler,
+                    steps, observer.on_next, on_error, on_error, on_completed, scheduler,
+                    None if shared is not None else partial(appender, builder),
                 )
             return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
 
@@ -90,6 +92,21 @@ def _fed(
     """Feed a read's events (no value before the end; a malformed event ends the reply)."""
     failure = feed(events)[1]
     return [], None if failure is None else fold_error(failure)
+
+
+def _fed_own(
+    builder: ResponseBuilder, events: list[Event]
+) -> tuple[list[Response], Exception | None]:
+    """Feed a read's events to the operator's own builder (a live stream's read is a frame,
+    its events often one: then fed as one)."""
+    try:
+        if len(events) == 1:
+            builder.feed(events[0])
+        else:
+            builder.feed_all(events)
+    except Exception as error:  # noqa: BLE001 - a malformed event from upstream
+        return [], fold_error(error)
+    return [], None
 
 
 def _built(builder: ResponseBuilder, error: Exception | None, shared: Fold | None) -> Response:

@@ -21,7 +21,7 @@ from .._redis_entries import HEARTBEAT_FIELD, end_entry, event_entry
 from ..errors import CancelledStreamError, LlmRxError, SinkWriteError
 from ..events import Event
 from ..sources import EventSource
-from ..sources._source import Reading, Steps
+from ..sources._source import Reading, Steps, TextFold
 
 __all__ = ["DEFAULT_HEARTBEAT", "DEFAULT_TTL", "to_redis"]
 
@@ -227,6 +227,7 @@ class _RedisTap(EventSource):
         on_error: Callable[[Exception], None],
         on_completed: Callable[[], None],
         scheduler: abc.SchedulerBase | None = None,
+        fold: TextFold | None = None,  # (not passed on: every event is written)
     ) -> abc.DisposableBase:
         finished = False  # a terminal went downstream (or is on its way)
         upstream = SerialDisposable()

@@ -75,7 +75,9 @@ class _AsyncSource(EventSource):
 
         async def pump() -> None:
             iterator: AsyncIterator[bytes] = self._chunks.__aiter__()
-            await decode_all_async(decoder, iterator, reading.emit, reading.stopped)
+            await decode_all_async(
+                decoder, iterator, reading.emit, reading.stopped, fold=reading.fold
+            )
 
         return read_async(reading, pump)
 

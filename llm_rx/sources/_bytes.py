@@ -43,7 +43,7 @@ class _BytesSource(EventSource):
     def _decode(self, reading: Reading) -> None:
         chunks = self._chunks
         source = chunks() if callable(chunks) else chunks
-        decode_all(self._decoder(), source, reading.emit, reading.stopped)
+        decode_all(self._decoder(), source, reading.emit, reading.stopped, reading.fold)
 
 
 def from_bytes(

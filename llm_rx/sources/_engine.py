@@ -12,6 +12,7 @@ from ..errors import IncompleteStreamError, LlmRxError, NonStreamBodyError, Stre
 from ..events import Event
 from ..wire import fast
 from ..wire.base import PASS_THROUGH, Decoder, shape_error
+from ..wire.fast.batches import TextFold
 from ..wire.providers import ProviderName, provider_id
 from ..wire.registry import DECODERS, SniffingDecoder, make_decoder
 from ..wire.restream import restream
@@ -143,6 +144,7 @@ def decode_all(
     chunks: Iterable[bytes],
     emit: Callable[[list[Event]], None],
     stopped: Callable[[], bool] = lambda: False,
+    fold: TextFold | None = None,
 ) -> None:
     """Feed every chunk, then EOF, emitting the events of each chunk in order (as one list);
     a decoding error is raised after the events decoded before it were emitted, and a failure
@@ -152,10 +154,19 @@ def decode_all(
 
     A body that is a provider's non-stream reply (the decoder raises ``NonStreamBodyError``
     before any event) is read as that reply: re-framed as the provider's stream
-    (`llm_rx.wire.restream`) and decoded as such."""
+    (`llm_rx.wire.restream`) and decoded as such.
+
+    ``fold``: the events only go to a fold, which takes what the decoder gives it directly
+    (see ``Decoder.fold_into``) once the reply started."""
     head: list[bytes] | None = []  # the chunks read before the reply started
     kept = 0
     iterator = iter(chunks)
+    # Each read goes to the decoder's ``decode``; once the reply started, to the decoder a
+    # wrapper hands reads to (its check of the first frames is over), behind the same
+    # boundary as ``decoded()``, inlined: a live stream's reads are a frame each.
+    reader = decoder
+    decode = decoder.decode
+    whole = fast.enabled  # (a whole body decoded as reads of ``_READ`` bytes)
     try:
         while not stopped():
             try:
@@ -170,15 +181,25 @@ def decode_all(
                 kept += len(chunk)
                 if decoder.started or kept > _HEAD_KEPT:
                     head = None
+                    if whole:
+                        reader = decoder.settled()
+                        decode = reader.decode
+                        if fold is not None:
+                            reader.fold_into(fold)
                 else:
                     head.append(chunk)
-            if len(chunk) > _READ_LIMIT and fast.enabled:
+            if len(chunk) > _READ_LIMIT and whole:
                 for start in range(0, len(chunk), _READ):  # (a whole body: its reads)
-                    events = decoded(decoder, chunk[start : start + _READ])
+                    events = decoded(reader, chunk[start : start + _READ])
                     if events:
                         emit(events)
                 continue
-            events = decoded(decoder, chunk)
+            try:
+                events = decode(chunk)
+            except PASS_THROUGH:
+                raise
+            except Exception as error:  # the boundary (see ``decoded()``)
+                raise _unforeseen(reader, error, chunk) from error
             if events:
                 emit(events)
         else:
@@ -188,7 +209,7 @@ def decode_all(
         if head is None or getattr(error, "events", None):
             raise
         body = _restreamed(head, iterator, error)
-        decode_all(_reader(error.provider), (body,), emit, stopped)
+        decode_all(_reader(error.provider), (body,), emit, stopped, fold)
     except LlmRxError as error:
         emit(getattr(error, "events", []))
         raise
@@ -225,9 +246,11 @@ async def decode_all_async(
     emit: Callable[[list[Event]], None],
     stopped: Callable[[], bool],
     idle_timeout: float | None = None,
+    fold: TextFold | None = None,
 ) -> None:
     """`decode_all()` for an async byte iterator, each read bounded by ``idle_timeout``
     seconds when given (then a read that takes longer is a `StreamTimeoutError`)."""
+    reader = decoder  # (as in ``decode_all``: once the reply started, the decoder wrapped)
     try:
         while not stopped():
             try:
@@ -242,7 +265,11 @@ async def decode_all_async(
                 raise
             except Exception as error:  # the byte source failed: a cut stream
                 raise source_failed(error) from error
-            events = decoded(decoder, chunk if chunk.__class__ is bytes else as_bytes(chunk))
+            if reader is decoder and decoder.started and fast.enabled:
+                reader = decoder.settled()
+                if fold is not None:
+                    reader.fold_into(fold)
+            events = decoded(reader, chunk if chunk.__class__ is bytes else as_bytes(chunk))
             if events:
                 emit(events)
         else:

@@ -154,7 +154,8 @@ class _HttpxSource(EventSource):
                 return
             _set_read_timeout(response, self._idle_timeout)
             decode_all(
-                new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped
+                new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped,
+                reading.fold,
             )
         finally:
             held.release()
@@ -182,7 +183,7 @@ class _HttpxSource(EventSource):
                     return
                 await decode_all_async(
                     new_decoder(provider, self._max_frame), chunks, reading.emit,
-                    reading.stopped, self._idle_timeout,
+                    reading.stopped, self._idle_timeout, reading.fold,
                 )
             finally:
                 if chunks is not None and hasattr(chunks, "aclose"):

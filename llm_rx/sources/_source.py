@@ -12,11 +12,12 @@ from reactivex.disposable import CompositeDisposable, Disposable
 from ..errors import LlmRxError
 from ..events import Event
 from ..wire.base import Decoder
+from ..wire.fast.batches import TextFold
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import new_decoder
 
-__all__ = ["EventSource", "Reading", "Steps", "read_through", "settle"]
+__all__ = ["EventSource", "Reading", "Steps", "TextFold", "read_through", "settle"]
 
 _T = TypeVar("_T")
 
@@ -27,11 +28,14 @@ Steps = Callable[[list[Event]], tuple[list[_T], Exception | None]]
 
 
 class Reading(NamedTuple):
-    """Where a source's reading reports: each read's events, whether to stop, the end."""
+    """Where a source's reading reports: each read's events, whether to stop, the end; and,
+    when its events only go to a fold, where a decoder may fold a delta's string directly
+    (``fold``: see ``Decoder.fold_into``)."""
 
     emit: Callable[[list[Event]], None]
     stopped: Callable[[], bool]
     end: Callable[[Exception | None], None]  # (the decoding error, or ``None``)
+    fold: TextFold | None = None
 
 
 def read_through(reading: Reading, work: Callable[[], None]) -> None:
@@ -89,6 +93,7 @@ class EventSource(Observable[Event]):
         on_error: Callable[[Exception], None],
         on_completed: Callable[[], None],
         scheduler: abc.SchedulerBase | None = None,
+        fold: TextFold | None = None,
     ) -> abc.DisposableBase:
         """Subscribe with ``steps`` run on each read's events in the source's own loop:
         ``on_next`` gets their values, then ``on_completed()`` is called; a decoding error
@@ -99,6 +104,10 @@ class EventSource(Observable[Event]):
 
         Disposing the result stops the reading. The callbacks are called as given: pass an
         operator's downstream observer's, which keep the observer grammar.
+
+        ``fold``, for ``steps`` that only fold the events and give no value for a delta: the
+        decoder may give it a delta's string instead of the event (see
+        ``ResponseBuilder.appender``).
         """
         disposed = False
 
@@ -133,7 +142,7 @@ class EventSource(Observable[Event]):
             nonlocal disposed
             disposed = True
 
-        reading = self._read(Reading(emit, stopped, end), scheduler)
+        reading = self._read(Reading(emit, stopped, end, fold), scheduler)
         return CompositeDisposable(Disposable(dispose), reading)
 
     def _decoder(self) -> Decoder:
