@@ -53,6 +53,22 @@ def test_http_benchmark_contenders_read_the_served_stream() -> None:
         http._stop_server(process)
 
 
+@pytest.mark.parametrize("provider", ["openai-chat", "anthropic"])
+def test_live_benchmark_contenders_read_a_frame_per_read(provider: str) -> None:
+    # bug class: a per-read line that times reads of several frames (no live read), or a
+    # from_httpx contender that does not give the reply
+    from benchmarks import live
+
+    body = streams.openai_chat(200) if provider == "openai-chat" else streams.anthropic(200)
+    reads = live.live_reads(body)
+    assert b"".join(reads) == body
+    assert all(read.count(b"\n\n") == 1 and read.endswith(b"\n\n") for read in reads)
+    ours = live.ours(provider, reads)
+    assert ours.complete
+    assert ours == live.in_memory(provider, reads) == llm_rx.reassemble(body)  # type: ignore[arg-type]
+    assert live.least(provider, reads).count > 100  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("number", range(5))
 def test_the_encode_contender_gives_the_translated_stream(number: int) -> None:
     _, make_body, _, _ = run._cases(300, sdks=False)[number]
