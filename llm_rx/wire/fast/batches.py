@@ -197,7 +197,9 @@ class TemplateFrames(Runs):
         the read then matches with any spaces there (JSON ignores them between brackets),
         and decodes as its frame would without the template."""
         templates = self._templates
-        if not templates or self.finished or not framer.at_rest():
+        if not (templates and chunk.endswith(b"}\n\n")) or self.finished:  # (a JSON object)
+            return None
+        if not framer.at_rest():
             return None
         shortcut = templates[0]
         prefix, suffix, start, _, event_type, block, keeps_empty = shortcut
