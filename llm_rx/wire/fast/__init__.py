@@ -24,9 +24,9 @@ Elsewhere, behind the same switch: the framers' whole-read splits (``sse``, ``nd
 ``json_array``), a whole body handed over in one read decoded as a connection's reads of
 64 KiB, the source's loop calling the decoder a provider check wraps directly once the
 reply started (``Decoder.settled``), the builder's ``feed_all``/``advance_all`` of a read of
-text deltas (and ``feed_all``'s of the deltas of several started blocks, parallel tool calls,
-and of a read's one event), ``ResponseBuilder.appender`` (a fold's strings appended to their
-block, for ``to_response()`` after a source and ``reassemble``), the operators
+text deltas (and ``feed_all``'s of the deltas of several started blocks, parallel tool
+calls), ``llm_rx._blocks.appender`` (a fold's strings appended to their block, for
+``to_response()`` after a source and ``reassemble``), the operators
 that run in their source's loop (``to_response()``, ``accumulate()``, ``text_only()``,
 ``thinking_only()``), and the one builder the live displays and ``to_response()`` behind a
 ``fan_out()`` share. Each must give exactly what the general path gives. With ``enabled``
