@@ -89,9 +89,16 @@ class Decoder(Runs, ABC):
         return self
 
     def fold_into(self, fold: TextFold | None) -> None:
-        """The events go only to a fold, which may take a delta's string directly (see
-        :meth:`~llm_rx.wire.fast.batches.TemplateFrames.fold_into`); most decoders make
-        every event."""
+        """Say that the events go only to a fold, which may take a delta's string directly.
+
+        A decoder with a read shortcut (`TemplateFrames.fold_into`, in
+        `llm_rx.wire.fast.batches`) then gives a live read's string to the fold instead of
+        making its event; most decoders make every event.
+
+        Args:
+            fold: Given a delta's event type and block, the callable that folds its string,
+                or `None` where the event must be made; `None` for no fold.
+        """
 
     def _start(self, out: list[Event], model: Any = None, id: Any = None) -> None:
         self.started = True
