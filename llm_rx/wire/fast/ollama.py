@@ -134,13 +134,7 @@ class OllamaShortcuts(Runs):
         usual = self._usual
         if usual is None or self._open_kind != "text":
             return False
-        texts = usual.block(block)
-        if texts is None:
-            return False
-        if "" in texts:
-            texts = [text for text in texts if text]
-        out.extend(map(new_event, repeat(TextDelta), zip(repeat(self._open), texts)))
-        return True
+        return self._deltas(usual.block(block), out)
 
     def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
         """Runs of usual lines (see :class:`Usual`) decode in batches, with no Python work
@@ -177,7 +171,11 @@ class OllamaShortcuts(Runs):
 
     def _usual_run(self, lines: list[bytes], out: list[Event]) -> bool:
         assert self._usual is not None  # (learned once, kept: it holds in any text block)
-        texts = self._usual.strings(lines)
+        return self._deltas(self._usual.strings(lines), out)
+
+    def _deltas(self, texts: list[str] | None, out: list[Event]) -> bool:
+        """The open text block's deltas for ``texts`` (the empty ones left out), if a
+        shortcut read them: whether it did."""
         if texts is None:
             return False
         if "" in texts:
