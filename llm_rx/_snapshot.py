@@ -149,16 +149,29 @@ class Snapshot:
         seq: The number of the last event it includes (`None`: all, as they stand now).
     """
 
-    __slots__ = ("_builder", "_response", "_seq", "notes")
+    __slots__ = ("_builder", "_notes", "_response", "_seq")
 
     _response: Response  # (set on first read)
     error: LlmRxError | None = None  # why the events ended early (an ended snapshot's)
     _final = False  # whether the events ended (a reply without its end is then incomplete)
 
+    _notes: tuple[str, ...]  # (set by the operators after a display: see ``notes``)
+
     def __init__(self, builder: Reading, seq: int | None) -> None:
-        self._builder = builder
+        self._builder = builder  # (two stores only: ``accumulate()`` makes one per event)
         self._seq = seq
-        self.notes: tuple[str, ...] = ()  # what the operators after a display add (at the end)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the operators after a display add to its footer at the end (none: `()`)."""
+        try:
+            return self._notes
+        except AttributeError:
+            return ()
+
+    @notes.setter
+    def notes(self, notes: tuple[str, ...]) -> None:
+        self._notes = notes
 
     @property
     def response(self) -> Response:

@@ -194,9 +194,9 @@ class ResponseBuilder(Reading):
         """
         acc = self._one_block(events) if fast.enabled else None
         if acc is not None:  # the usual read: appended and numbered at C level
-            seqs = range(self._seq + 1, self._seq + len(events) + 1)
+            seqs = list(range(self._seq + 1, self._seq + len(events) + 1))  # (made once)
             acc.parts.extend(map(_TEXT, events))  # (then their numbers, as ``advance`` does)
-            acc.seqs.extend(seqs)
+            acc.seqs += seqs
             self._seq += len(events)
             return list(map(Snapshot, repeat(self), seqs)), None
         if len(events) > _SLICE and fast.enabled:  # (a whole body's: runs at C level)
