@@ -21,19 +21,32 @@ def _sse(payload: dict[str, Any], event: str | None = None) -> bytes:
     return head + b"data: " + orjson.dumps(payload) + b"\n\n"
 
 
-def openai_chat(n: int = 20_000) -> bytes:
-    """``n`` text chunks, the finish chunk, the usage chunk and ``[DONE]``, as OpenAI sends."""
+def _obfuscation(i: int) -> str:
+    """A chunk's ``obfuscation`` padding: letters and digits, of a length that varies."""
+    return base64.b64encode(hashlib.sha256(str(i).encode()).digest()).decode().translate(
+        {ord("+"): None, ord("/"): None, ord("="): None})[: 4 + i % 11]
+
+
+def openai_chat(n: int = 20_000, obfuscation: bool = False) -> bytes:
+    """``n`` text chunks, the finish chunk, the usage chunk and ``[DONE]``, as OpenAI sends;
+    with ``obfuscation``, each chunk also ends with its random ``"obfuscation"`` string, as
+    OpenAI now sends them by default."""
     base = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1727346168,
             "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_5050236cbd"}
-    parts = [_sse({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": "",
-                                                              "refusal": None},
-                                        "logprobs": None, "finish_reason": None}]})]
+
+    def chunk(i: int, payload: dict[str, Any]) -> bytes:
+        return _sse({**base, **payload, "obfuscation": _obfuscation(i)} if obfuscation
+                    else {**base, **payload})
+
+    parts = [chunk(-1, {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "",
+                                                           "refusal": None},
+                                     "logprobs": None, "finish_reason": None}]})]
     for i in range(n):
-        parts.append(_sse({**base, "choices": [{"index": 0, "delta": {"content": _word(i)},
-                                                "logprobs": None, "finish_reason": None}]}))
-    parts.append(_sse({**base, "choices": [{"index": 0, "delta": {}, "logprobs": None,
-                                            "finish_reason": "stop"}]}))
-    parts.append(_sse({**base, "choices": [], "usage": {
+        parts.append(chunk(i, {"choices": [{"index": 0, "delta": {"content": _word(i)},
+                                            "logprobs": None, "finish_reason": None}]}))
+    parts.append(chunk(n, {"choices": [{"index": 0, "delta": {}, "logprobs": None,
+                                        "finish_reason": "stop"}]}))
+    parts.append(chunk(n + 1, {"choices": [], "usage": {
         "prompt_tokens": 14, "completion_tokens": n, "total_tokens": n + 14,
         "completion_tokens_details": {"reasoning_tokens": 0}}}))
     parts.append(b"data: [DONE]\n\n")
