@@ -26,7 +26,7 @@ from ._boundary import PASS_THROUGH, attach_events, count_of, new_event, shape_e
 from ._checks import check_depth
 from .changed import ChangedFields
 from .fast.batches import BATCH, BATCH_SLICE, BATCH_TRIES, Runs, TemplateFrames, TextFold
-from .fast.templates import ByteTemplate, json_strings, split_frames
+from .fast.templates import ByteTemplate, json_strings, skipped, split_frames
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
 # (the shared functions and the speed mechanism's names are re-exported: ``llm_rx.wire.base``
@@ -225,8 +225,11 @@ class SSEPayloadDecoder(TemplateFrames, Decoder):
                     stop = 0
             else:
                 stop = 0
+            piece = chunk[read[3] : stop] if stop else None
+            if read[10] and piece:  # (a skipped string after it: see ``ByteTemplate``)
+                piece = skipped(piece, read[10])
             try:
-                value = _loads(chunk[read[3] : stop]) if stop else None
+                value = _loads(piece) if piece else None
             except JSONDecodeError:
                 value = None
             if value.__class__ is str:

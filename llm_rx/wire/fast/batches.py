@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import repeat
-from operator import and_
+from operator import and_, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -26,7 +26,7 @@ import orjson
 from ...events import Event
 from .._boundary import PASS_THROUGH, new_event, shape_error
 from ..sse import SSEDecoder, SSEEvent
-from .templates import ByteTemplate, json_strings
+from .templates import ByteTemplate, json_strings, skipped, split_frames
 
 __all__ = [
     "BATCH", "BATCH_SLICE", "BATCH_TRIES", "ReadShortcut", "Runs", "Shortcut", "TemplateFrames",
@@ -40,17 +40,21 @@ BATCH = 16
 BATCH_TRIES = 8
 BATCH_SLICE = 512
 
-#: A template as the loop reads it: prefix, suffix, start, tail, event type, block, keeps "".
-Shortcut = tuple[bytes, bytes, int, int, Any, int, bool]
+#: A template as the loop reads it: prefix, suffix, start, tail, event type, block, keeps "",
+#: middle (``b""``, or what lies between the string and a skipped one: ``ByteTemplate``).
+Shortcut = tuple[bytes, bytes, int, int, Any, int, bool, bytes]
 #: A read that is one whole frame of a template (see ``TemplateFrames._read_of``): the read's
 #: prefix and suffix, its largest size, start, tail (of the suffix as given), event type, block,
-#: keeps "", the template, and whether the suffix is closing brackets that may be padded with
-#: spaces (then given without them).
-ReadShortcut = tuple[bytes, bytes, int, int, int, Any, int, bool, Shortcut, bool]
+#: keeps "", the template, whether the suffix is closing brackets that may be padded with
+#: spaces (then given without them), and the template's middle.
+ReadShortcut = tuple[bytes, bytes, int, int, int, Any, int, bool, Shortcut, bool, bytes]
 #: Where a consumer that only folds the events wants a delta's strings (see
 #: ``TemplateFrames.fold_into``): given the event type and the block, the callable that folds
 #: one (``list.append`` of the block's parts), or ``None`` where it must get the event.
 TextFold = Callable[[Any, int], Callable[[str], object] | None]
+
+_STRING = itemgetter(0)  # of a frame split at its middle (``split_frames``): the string
+_SKIPPED = itemgetter(2)  # and the skipped one
 
 
 class Runs:
@@ -166,18 +170,19 @@ class TemplateFrames(Runs):
 
     def _learn(
         self, data: bytes, marker: bytes, value: str, event_type: Any, index: int,
-        keeps_empty: bool,
+        keeps_empty: bool, skip: bytes = b"",
     ) -> None:
         """Keep ``data``'s template (see :class:`ByteTemplate`) as a shortcut to
         ``event_type(index, string)``; the latest first, a few at most (one per block).
+        ``skip``: the frame's last key, a string the decoder ignores (its value may vary).
         Nothing is learned with the shortcuts off."""
         if not self._shortcuts:
             return
-        template = ByteTemplate.learn(data, marker, value)
+        template = ByteTemplate.learn(data, marker, value, skip)
         if template is None:
             return
         shortcut: Shortcut = (template.prefix, template.suffix, template.start, template.tail,
-                               event_type, index, keeps_empty)
+                               event_type, index, keeps_empty, template.middle)
         kept = [s for s in self._templates if s[5] != index or s[4] is not event_type]
         self._templates = [shortcut, *kept[:7]]
         self._learned += 1
@@ -202,7 +207,7 @@ class TemplateFrames(Runs):
         if not framer.at_rest():
             return None
         shortcut = templates[0]
-        prefix, suffix, start, _, event_type, block, keeps_empty = shortcut
+        prefix, suffix, start, _, event_type, block, keeps_empty, middle = shortcut
         padded = not suffix[1:].strip(b"}] ")  # (its one quote opens it)
         if padded:
             end = suffix.replace(b" ", b"") + b"\n\n"
@@ -227,7 +232,7 @@ class TemplateFrames(Runs):
             ):
                 return None
         return (head + b"data: " + prefix, end, framer.max_frame + 2, head_size + 6 + start,
-                len(end) - 1, event_type, block, keeps_empty, shortcut, padded)
+                len(end) - 1, event_type, block, keeps_empty, shortcut, padded, middle)
 
     def fold_into(self, fold: TextFold | None) -> None:
         """The reads' events go only to a fold (``to_response()`` right after the source,
@@ -285,10 +290,16 @@ class TemplateFrames(Runs):
     def _template_run(self, frames: list[bytes], shortcut: Shortcut, out: list[Event]) -> bool:
         """Decode frames with the prefix and suffix of ``shortcut``'s template, if their
         strings parse: all of them as one JSON array. ``False`` (nothing decoded) if not."""
-        prefix, suffix, _, _, event_type, block, keeps_empty = shortcut
-        if min(map(len, frames)) < len(prefix) + len(suffix):  # (prefix and suffix overlap)
+        prefix, suffix, _, _, event_type, block, keeps_empty, middle = shortcut
+        if middle:  # (each frame's skipped string: letters and digits)
+            parts = split_frames(frames, prefix, b'"' + middle, suffix)
+            if parts is None or not all(map(bytes.isalnum, map(_SKIPPED, parts))):
+                return False
+            insides: Any = map(_STRING, parts)
+        elif min(map(len, frames)) < len(prefix) + len(suffix):  # (prefix and suffix overlap)
             return False
-        insides = map(bytes.__getitem__, frames, repeat(slice(len(prefix), -len(suffix))))
+        else:
+            insides = map(bytes.__getitem__, frames, repeat(slice(len(prefix), -len(suffix))))
         values = json_strings(insides, len(frames))
         if values is None:
             return False
@@ -315,10 +326,14 @@ class TemplateFrames(Runs):
                     if templates:
                         data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (padding)
                         for shortcut in templates:
-                            prefix, suffix, begin, tail, event_type, block, keeps_empty = shortcut
+                            (prefix, suffix, begin, tail, event_type, block, keeps_empty,
+                             middle) = shortcut
                             if data.startswith(prefix) and data.endswith(suffix):
+                                piece: bytes | None = data[begin : len(data) - tail]
+                                if middle:
+                                    piece = skipped(piece, middle)  # type: ignore[arg-type]
                                 try:
-                                    value = loads(data[begin : len(data) - tail])
+                                    value = loads(piece) if piece else None
                                 except orjson.JSONDecodeError:
                                     value = None
                                 if value.__class__ is str:

@@ -6,7 +6,9 @@ call, no finish reason, no usage) is declared when the general path has decoded 
 as its :class:`Layout` (its keys and the metadata values that must stay the same; the delta
 varies) and as a byte template (:mod:`.templates`: its bytes around the delta string, to
 ``TextDelta`` or ``ToolArgsDelta``). A later chunk with the same bytes but for that string is
-read by parsing the string alone, a run of them at C level (:mod:`.batches`); one of the same
+read by parsing the string alone, a run of them at C level (:mod:`.batches`): a chunk's
+last key ``"obfuscation"`` (random padding the general path drops, ``NEVER_KEPT``) is the
+template's skipped string, which may vary too (:class:`~.templates.ByteTemplate`); one of the same
 layout with a handful of lookups; anything else takes the general path, which gives the same
 events. The general path calls ``_general_path()`` first: the state the shortcuts skipped is
 brought up to date and what they learnt is dropped. With the shortcuts off nothing is
@@ -34,6 +36,9 @@ _loads = orjson.loads
 # the general path reads only once (id, model, ...), padding, and per-token values.
 _LAYOUT_IGNORES = CHUNK_FIELDS - {"usage"} | {"choices"}
 _CHOICE_LAYOUT_IGNORES = frozenset({"delta", "token_ids", "text"})
+# The chunk's key of random padding (letters and digits) the general path drops: a template
+# skips its value.
+_SKIP = b'"obfuscation":"'
 
 
 class Layout(NamedTuple):
@@ -143,7 +148,7 @@ class ChatShortcuts(TemplateFrames):
         if arguments:
             out.append(new_event(ToolArgsDelta, (entry[0], arguments)))
             self._learn(data, b'"function":{"arguments":"', arguments, ToolArgsDelta, entry[0],
-                        False)
+                        False, _SKIP)
         return True
 
     def _after_shortcuts(self) -> None:
@@ -185,4 +190,5 @@ class ChatShortcuts(TemplateFrames):
         )
         content = delta.get("content")
         if content.__class__ is str and choice.text is not None:
-            self._learn(data, b'"delta":{"content":"', content, TextDelta, choice.text, False)
+            self._learn(data, b'"delta":{"content":"', content, TextDelta, choice.text, False,
+                        _SKIP)

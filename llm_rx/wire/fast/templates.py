@@ -5,6 +5,11 @@ A decoder that just decoded a plain delta frame declares where its varying strin
 bytes around it. A later frame with the same bytes around another string is that frame with
 that string: parsing the string alone (or the strings of a whole run of such frames, as one
 JSON array: :func:`json_strings`) gives its value, a fraction of parsing the frame.
+
+A frame may end with a second varying string its decoder ignores (a ``skip`` marker: OpenAI's
+random ``"obfuscation"`` padding, a last key no reply keeps): the template is then the bytes
+before the string, the ``middle`` between the two strings and the bytes after the second, which
+matches any second string of letters and digits (:func:`skipped`).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-__all__ = ["ByteTemplate", "json_strings", "split_frames"]
+__all__ = ["ByteTemplate", "json_strings", "skipped", "split_frames"]
 
 
 class ByteTemplate(NamedTuple):
@@ -25,19 +30,27 @@ class ByteTemplate(NamedTuple):
     A later frame that is byte for byte the same but for that string (same prefix, same
     suffix, and what lies between parses as one JSON string) is that frame with another
     string: its value is had by parsing the string alone, a fraction of parsing the frame.
-    Trailing spaces (JSON padding) are ignored.
+    Trailing spaces (JSON padding) are ignored. With a ``middle``, the frame's last key is a
+    second string the decoder ignores: the suffix is what follows that string (from its
+    closing quote on), the middle what lies between the two strings (after the first one's
+    closing quote, up to and with the second one's opening quote).
     """
 
     prefix: bytes  # up to and with the string's opening quote
-    suffix: bytes  # from the string's closing quote on
+    suffix: bytes  # from the string's closing quote on (or the skipped string's)
     start: int  # where the string starts (its opening quote)
-    tail: int  # how many bytes follow its closing quote
+    tail: int  # how many bytes follow its closing quote (or the skipped string's)
+    middle: bytes = b""  # between the string and a skipped one (see ``learn``'s ``skip``)
 
     @classmethod
-    def learn(cls, data: bytes, marker: bytes, value: str) -> ByteTemplate | None:
+    def learn(
+        cls, data: bytes, marker: bytes, value: str, skip: bytes = b""
+    ) -> ByteTemplate | None:
         """The template of ``data`` around the string that follows ``marker`` (which ends
         with the string's opening quote), if that string is ``value`` and ``marker`` occurs
-        once."""
+        once. With ``skip`` (a key and its value's opening quote, ``b'"obfuscation":"'``)
+        occurring once after the string, as the frame's last key, with letters and digits
+        for its value, that value varies too (see :func:`skipped`)."""
         data = data.rstrip(b" ")
         start = data.find(marker)
         if start < 0 or data.find(marker, start + 1) >= 0:
@@ -57,7 +70,23 @@ class ByteTemplate(NamedTuple):
                 return None
         except orjson.JSONDecodeError:
             return None
+        if skip:
+            at = data.find(skip, end)
+            if at >= 0 and data.find(skip, at + 1) < 0 and data.endswith(b'"}'):
+                other = at + len(skip)
+                if data[other:-2].isalnum():  # (the last key of the frame's object)
+                    return cls(data[: start + 1], b'"}', start, 1, data[end + 1 : other])
         return cls(data[: start + 1], data[end:], start, len(data) - end - 1)
+
+
+def skipped(piece: bytes, middle: bytes) -> bytes | None:
+    """The string (with its quotes) of a frame's ``piece`` from the string's opening quote to
+    the skipped string's closing quote, if it is the string, ``middle`` and letters and
+    digits; ``None`` if not. The string is not checked: the caller parses it (a string that
+    parses holds no unescaped quote, so no middle, which has some: the first middle is the
+    one after it)."""
+    string, found, other = piece.partition(middle)
+    return string if found and other[:-1].isalnum() else None
 
 
 
