@@ -26,7 +26,7 @@ from ._boundary import PASS_THROUGH, attach_events, count_of, new_event, shape_e
 from ._checks import check_depth
 from .changed import ChangedFields
 from .fast.batches import BATCH, BATCH_SLICE, BATCH_TRIES, Runs, TemplateFrames, TextFold
-from .fast.templates import ByteTemplate, json_strings, skipped, split_frames
+from .fast.templates import ByteTemplate, json_strings, split_frames
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
 # (the shared functions and the speed mechanism's names are re-exported: ``llm_rx.wire.base``
@@ -226,8 +226,10 @@ class SSEPayloadDecoder(TemplateFrames, Decoder):
             else:
                 stop = 0
             piece = chunk[read[3] : stop] if stop else None
-            if read[10] and piece:  # (a skipped string after it: see ``ByteTemplate``)
-                piece = skipped(piece, read[10])
+            if read[10] and piece:  # (a skipped string after it: ``skipped``, inlined)
+                piece, _, other = piece.partition(read[10])
+                if not other[:-1].isalnum():  # (b"" without the middle)
+                    piece = None
             try:
                 value = _loads(piece) if piece else None
             except JSONDecodeError:

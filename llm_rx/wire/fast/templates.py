@@ -85,8 +85,8 @@ def skipped(piece: bytes, middle: bytes) -> bytes | None:
     digits; ``None`` if not. The string is not checked: the caller parses it (a string that
     parses holds no unescaped quote, so no middle, which has some: the first middle is the
     one after it)."""
-    string, found, other = piece.partition(middle)
-    return string if found and other[:-1].isalnum() else None
+    string, _, other = piece.partition(middle)
+    return string if other[:-1].isalnum() else None  # (b"" without the middle)
 
 
 
