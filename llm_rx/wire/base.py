@@ -225,13 +225,15 @@ class SSEPayloadDecoder(TemplateFrames, Decoder):
                     stop = 0
             else:
                 stop = 0
-            piece = chunk[read[3] : stop] if stop else None
-            if read[10] and piece:  # (a skipped string after it: ``skipped``, inlined)
-                piece, _, other = piece.partition(read[10])
-                if not other[:-1].isalnum():  # (b"" without the middle)
-                    piece = None
+            if stop and read[10]:  # (a skipped string last: ``skipped``, inlined)
+                other = chunk.rfind(b'"', read[3] + 1, stop - 1) + 1
+                if other and chunk.endswith(read[10], 0, other) and (
+                        chunk[other : stop - 1].isalnum()):
+                    stop = other - len(read[10])
+                else:
+                    stop = 0
             try:
-                value = _loads(piece) if piece else None
+                value = _loads(chunk[read[3] : stop]) if stop else None
             except JSONDecodeError:
                 value = None
             if value.__class__ is str:

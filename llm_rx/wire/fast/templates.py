@@ -81,13 +81,14 @@ class ByteTemplate(NamedTuple):
 
 def skipped(piece: bytes, middle: bytes) -> bytes | None:
     """The string (with its quotes) of a frame's ``piece`` from the string's opening quote to
-    the skipped string's closing quote, if it is the string, ``middle`` and letters and
-    digits; ``None`` if not. The string is not checked: the caller parses it (a string that
-    parses holds no unescaped quote, so no middle, which has some: the first middle is the
-    one after it)."""
-    string, _, other = piece.partition(middle)
-    return string if other[:-1].isalnum() else None  # (b"" without the middle)
-
+    the skipped string's closing quote, if the skipped string is letters and digits after
+    ``middle``; ``None`` if not. The string is not checked: the caller parses it (then the
+    piece is exactly the string, the middle and the skipped string). The skipped string is
+    found from the end (the quote before its closing one): it is short, the string not."""
+    other = piece.rfind(b'"', 0, -1) + 1
+    if other and piece.endswith(middle, 0, other) and piece[other:-1].isalnum():
+        return piece[: other - len(middle)]
+    return None
 
 
 _FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not there
