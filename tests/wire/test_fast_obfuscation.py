@@ -30,10 +30,11 @@ from .test_fast_paths import _both, _fused
 _OBFUSCATED = [c for c in CAPTURES if c.provider == "openai-chat"
                and c.name.endswith(".sse") and b'"obfuscation":"' in c.data]
 _VALUE = re.compile(rb'"obfuscation":("[^"]*")')
-# What may replace a chunk's obfuscation value (with its quotes): other padding, or not padding.
+# What may replace a chunk's obfuscation value (with its quotes): other padding, not padding,
+# not JSON (a bad escape, bad UTF-8, a raw tab: an error the general path raises).
 _OTHERS = [b'""', b'"a\\"b"', b'"\\u0041"', b'"\xc3\xa9"', b'"a b"', b'"a\\\\"', b'"-_"',
            b"1", b"null", b"{}", b'["x"]', b'"x","obfuscation":"y"', b'"x"},"z":"',
-           b'"x"} ', b'"\\"},\\"x\\":\\""']
+           b'"x"} ', b'"\\"},\\"x\\":\\""', b'"\\x"', b'"\xff"', b'"a\tb"', b'"\\ud800"']
 
 
 def test_obfuscation_capture_is_here() -> None:
@@ -134,3 +135,21 @@ def test_obfuscated_chunks_are_read_in_batches(monkeypatch: pytest.MonkeyPatch) 
     assert any(batched)
     with fast_paths(False):
         assert llm_rx.reassemble(b"".join(frames), "openai-chat") == response
+
+
+@pytest.mark.parametrize("value", _OTHERS)
+def test_fast_paths_off_decode_each_other_obfuscation_the_same(value: bytes) -> None:
+    # bug class: one kind of value (not letters and digits) read by the template, in a chunk
+    # the read shortcut and a batch would both take
+    capture = next(c for c in _OBFUSCATED if c.name == "openai/chat-text-obfuscation.sse")
+    frames = [data for _, data in frames_of(capture)]
+    frames[2:2] = frames[2:4] * 20
+    at = len(frames) - 6
+    found = _VALUE.search(frames[at])
+    assert found is not None
+    frames[at] = frames[at][: found.start(1)] + value + frames[at][found.end(1) :]
+    for chunks in (frames, [b"".join(frames)]):
+        fast = _both(chunks, "openai-chat"), _fused(chunks, "openai-chat")
+        with fast_paths(False):
+            slow = _both(chunks, "openai-chat"), _fused(chunks, "openai-chat")
+        assert fast == slow
