@@ -111,10 +111,13 @@ class _RedisSource(EventSource):
         follower = _Follower(self._key, self._after, self._timeout)
         client = self._client
 
-        def emit(entries: list[RedisEntry]) -> None:
+        def taken(reply: Any) -> bool:
+            """Emit an XREAD reply's entries of the reply: whether the reply ended."""
+            entries, ended = follower.take(reply)
             if entries:  # (the entries themselves go to the plain subscriber of with_ids)
                 items: list[Any] = entries if self._with_ids else [e.event for e in entries]
                 reading.emit(items)
+            return _ended(ended)
 
         if inspect.iscoroutinefunction(client.execute_command):  # redis.asyncio's clients
             async def pump() -> None:
@@ -124,9 +127,7 @@ class _RedisSource(EventSource):
                         reply = await client.xread({follower.key: follower.last}, _COUNT, wait)
                     except Exception as error:
                         raise _read_error(follower, error) from error
-                    entries, ended = follower.take(reply)
-                    emit(entries)
-                    if _ended(ended):
+                    if taken(reply):
                         return
 
             return read_async(reading, pump)
@@ -138,9 +139,7 @@ class _RedisSource(EventSource):
                     reply = client.xread({follower.key: follower.last}, _COUNT, wait)
                 except Exception as error:
                     raise _read_error(follower, error) from error
-                entries, ended = follower.take(reply)
-                emit(entries)
-                if _ended(ended):
+                if taken(reply):
                     return
 
         def run(_: abc.SchedulerBase, __: Any = None) -> None:

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import orjson
-from orjson import JSONDecodeError
 
 from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event, MessageStart
@@ -47,9 +46,6 @@ __all__ = [
     "shape_error",
     "split_frames",
 ]
-
-
-_loads = orjson.loads
 
 
 class Decoder(Runs, ABC):
@@ -215,38 +211,8 @@ class SSEPayloadDecoder(TemplateFrames, Decoder):
         # template is that event with another string (see ``TemplateFrames``).
 
     def decode(self, chunk: bytes) -> list[Event]:
-        read = self._read  # a live stream's usual read: one whole frame of the latest template
-        if read is not None and chunk.startswith(read[0]) and (size := len(chunk)) <= read[2]:
-            if chunk.endswith(read[1]):
-                stop = size - read[4]
-            elif read[9]:  # (its closing brackets padded with spaces: see ``_read_of``)
-                stop = chunk.rfind(b'"') + 1
-                if chunk[stop - 1 :].replace(b" ", b"") != read[1]:
-                    stop = 0
-            else:
-                stop = 0
-            if stop and read[10]:  # (a skipped string last: ``skipped``, inlined)
-                other = chunk.rfind(b'"', read[3] + 1, stop - 1) + 1
-                if other and chunk.endswith(read[10], 0, other) and (
-                        chunk[other : stop - 1].isalnum()):
-                    stop = other - len(read[10])
-                else:
-                    stop = 0
-            try:
-                value = _loads(chunk[read[3] : stop]) if stop else None
-            except JSONDecodeError:
-                value = None
-            if value.__class__ is str:
-                self._template_hit = read[8]
-                if not value and not read[7]:
-                    return []
-                append = self._append
-                if append is None:  # (the first such read since another: every event
-                    append = self._append = self._appender(read)  # before it was folded)
-                if append:  # (a consumer that only folds: straight to it, no event)
-                    append(value)  # type: ignore[operator]
-                    return []
-                return [new_event(read[5], (read[6], value))]
+        if self._read is not None and (events := self._read_hit(chunk)) is not None:
+            return events  # (a live stream's usual read: see ``TemplateFrames._read_hit``)
         self._read = None
         self._append = None
         events = self._run(lambda: self._sse.decode_payloads(chunk), self._frames)

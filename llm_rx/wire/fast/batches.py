@@ -22,6 +22,7 @@ from operator import and_, itemgetter
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from orjson import JSONDecodeError
 
 from ...events import Event
 from .._boundary import PASS_THROUGH, new_event, shape_error
@@ -53,6 +54,7 @@ ReadShortcut = tuple[bytes, bytes, int, int, int, Any, int, bool, Shortcut, bool
 #: one (``list.append`` of the block's parts), or ``None`` where it must get the event.
 TextFold = Callable[[Any, int], Callable[[str], object] | None]
 
+_loads = orjson.loads
 _STRING = itemgetter(0)  # of a frame split at its middle (``split_frames``): the string
 _SKIPPED = itemgetter(2)  # and the skipped one
 
@@ -233,6 +235,43 @@ class TemplateFrames(Runs):
                 return None
         return (head + b"data: " + prefix, end, framer.max_frame + 2, head_size + 6 + start,
                 len(end) - 1, event_type, block, keeps_empty, shortcut, padded, middle)
+
+    def _read_hit(self, chunk: bytes) -> list[Event] | None:
+        """A read's events if it is one whole frame of the latest template (``_read_of``),
+        else ``None`` (the general path decodes it); to the fold if any (``fold_into``)."""
+        read = self._read
+        if read is None or not chunk.startswith(read[0]) or (size := len(chunk)) > read[2]:
+            return None
+        if chunk.endswith(read[1]):
+            stop = size - read[4]
+        elif read[9]:  # (its closing brackets padded with spaces: see ``_read_of``)
+            stop = chunk.rfind(b'"') + 1
+            if chunk[stop - 1 :].replace(b" ", b"") != read[1]:
+                stop = 0
+        else:
+            stop = 0
+        if stop and read[10]:  # (a skipped string last: ``skipped``, inlined)
+            other = chunk.rfind(b'"', read[3] + 1, stop - 1) + 1
+            if other and chunk.endswith(read[10], 0, other) and chunk[other : stop - 1].isalnum():
+                stop = other - len(read[10])
+            else:
+                stop = 0
+        try:
+            value = _loads(chunk[read[3] : stop]) if stop else None
+        except JSONDecodeError:
+            value = None
+        if value.__class__ is str:
+            self._template_hit = read[8]
+            if not value and not read[7]:
+                return []
+            append = self._append
+            if append is None:  # (the first such read since another: every event
+                append = self._append = self._appender(read)  # before it was folded)
+            if append:  # (a consumer that only folds: straight to it, no event)
+                append(value)  # type: ignore[operator]
+                return []
+            return [new_event(read[5], (read[6], value))]
+        return None
 
     def fold_into(self, fold: TextFold | None) -> None:
         """The reads' events go only to a fold (``to_response()`` right after the source,
