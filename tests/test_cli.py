@@ -209,3 +209,23 @@ def test_bundled_captures_by_their_path_and_by_the_old_flat_name() -> None:
         "anthropic/thinking-signature.sse"
     )
     assert not capture_path("no-such-capture.sse").exists()
+
+
+def test_bundled_capture_files_leave_out_bytecode_beside_the_module() -> None:
+    # Python writes llm_rx/data/__pycache__/ on an ordinary machine: a glob of */*.* took
+    # its .pyc files for captures (the docs' list of ids, and any user copying it).
+    from llm_rx.data import bundled_folder, capture_files
+
+    cache = bundled_folder() / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    stray = cache / "stray.cpython-311.pyc"
+    stray.write_bytes(b"\x00")
+    try:
+        files = capture_files()
+    finally:
+        stray.unlink()
+    assert stray not in files
+    assert {path.parent.name for path in files} == {
+        "anthropic", "bedrock", "cohere", "gemini", "ollama", "openai"}
+    provenance = (bundled_folder() / "PROVENANCE.tsv").read_text().splitlines()[1:]
+    assert len(files) == len(provenance)

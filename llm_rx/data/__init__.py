@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["DEMO_CAPTURES", "bundled_folder", "capture_path"]
+__all__ = ["DEMO_CAPTURES", "bundled_folder", "capture_files", "capture_path"]
 
 #: The bundled captures, in the order the demo plays them.
 DEMO_CAPTURES = (
@@ -19,6 +19,8 @@ DEMO_CAPTURES = (
     "openai/chat-parallel-tool-calls.sse",
     "openai/chat-text-basic.sse",
 )
+
+_CAPTURE_SUFFIXES = frozenset({".sse", ".ndjson", ".eventstream", ".json"})
 
 
 def capture_path(name: str) -> Path:
@@ -33,3 +35,17 @@ def capture_path(name: str) -> Path:
 def bundled_folder() -> Path:
     """The folder of the bundled captures (what ``llm-rx serve`` serves with no path)."""
     return Path(str(resources.files(__package__)))
+
+
+def capture_files() -> list[Path]:
+    """The bundled capture files, ``PROVIDER/NAME.EXT``, sorted.
+
+    Only the recordings: the folder also holds this module, and Python may write its
+    bytecode beside it (``__pycache__/``), which a glob of ``*/*.*`` would take for a
+    provider's capture.
+    """
+    return sorted(
+        path
+        for path in bundled_folder().glob("*/*.*")
+        if not path.parent.name.startswith(("_", ".")) and path.suffix in _CAPTURE_SUFFIXES
+    )

@@ -62,19 +62,23 @@ KNOWN: dict[str, dict[str, str]] = {
     "gemini/sse-streaming-function-call-args-partialargs.sse": {
         "tool_calls": "one part per chunk, not assembled"},
 }
-# Recorded with enum-encoding=int: the SDK's types take enums by name only and reject them.
-RAISES = {"gemini/json-array-enum-int-after-tool.json", "gemini/json-array-enum-int-story.json"}
+# Recorded with enum-encoding=int. What google-genai does with integer enums depends on its
+# version: some releases take them by name only and raise a ValidationError naming the enum,
+# others accept them. This checks llm-rx (the emulator serves the recording as it is), not the
+# SDK: either the SDK raises that error, or it reads the same reply llm-rx reassembles.
+ENUM_INT = {"gemini/json-array-enum-int-after-tool.json", "gemini/json-array-enum-int-story.json"}
 
 
 @pytest.mark.parametrize("cap", params(GEMINI))
 def test_genai_generate_content_stream_gets_the_reassembled_reply(
     client: genai.Client, cap: Capture
 ) -> None:
-    if cap.name in RAISES:
-        with pytest.raises(ValidationError, match="enum"):
-            list(client.models.generate_content_stream(model=model_of(cap), contents="hi"))
+    try:
+        chunks = list(client.models.generate_content_stream(model=model_of(cap), contents="hi"))
+    except ValidationError as error:
+        if cap.name not in ENUM_INT or "enum" not in str(error):
+            raise
         return
-    chunks = list(client.models.generate_content_stream(model=model_of(cap), contents="hi"))
     assert chunks
     assert_same(chunks_reply(chunks), cap, KNOWN)
 
