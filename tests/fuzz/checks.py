@@ -60,18 +60,22 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 @contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    """Raise :class:`Hang` in this thread after ``seconds`` (main thread only; elsewhere,
-    no deadline)."""
+    """Raise :class:`Hang` in this thread after ``seconds`` of this process's CPU time (main
+    thread only; elsewhere, no deadline).
+
+    CPU time, not wall time: a decoder that loops forever spends CPU, while a machine busy
+    with other work only stretches the wall clock (a wall-clock alarm fired on a loaded
+    machine, inside the garbage collector's callback, on input that was not hanging)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGPROF, _on_alarm)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def _where(error: BaseException) -> str:
