@@ -9,9 +9,47 @@ fuzzer, ``python -m tests.fuzz``) to explore new examples.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+# The fast tier, ``pytest -m "not slow"``: the core (wire, builder, operators, sinks, encoders'
+# rules) in under a minute on two cores, for working; CI runs everything. Slow are the tests
+# that start real servers, kernels, browsers or interpreters, run the static checks, or draw
+# many hypothesis examples: whole folders, and these modules.
+_SLOW_FOLDERS = ("docs", "examples", "redis", "serve")
+_SLOW_MODULES = frozenset({
+    "encoders/test_round_trip.py",
+    "sinks/test_gallery.py",
+    "sinks/test_notebooks.py",
+    "sources/test_httpx.py",
+    "sources/test_httpx_reads.py",
+    "sources/test_sdk.py",
+    "test_boundary.py",
+    "test_bounded_cost.py",
+    "test_cli.py",
+    "test_cli_process.py",
+    "test_editable_install.py",
+    "test_fuzz.py",
+    "test_native_any_response.py",
+    "test_properties.py",
+    "test_static.py",
+    "wire/test_changed_fields.py",
+    "wire/test_fast_obfuscation.py",
+    "wire/test_fast_paths.py",
+})
+_TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow = pytest.mark.slow
+    for item in items:
+        relative = item.path.relative_to(_TESTS).as_posix()
+        if relative.split("/", 1)[0] in _SLOW_FOLDERS or relative in _SLOW_MODULES:
+            item.add_marker(slow)
