@@ -88,3 +88,31 @@ def test_every_encoder_contender_gives_the_translated_stream() -> None:
             assert contender(chunks) == llm_rx.reassemble(body)
         else:
             assert contender(chunks) == llm_rx.translate(body, name[len("encode("):-1]), name
+
+
+@pytest.mark.parametrize("kind", [title for title, _, _ in __import__(
+    "benchmarks.sizes", fromlist=["KINDS"]).KINDS])
+def test_real_size_streams_reassemble_as_their_floor_reads_them(kind: str) -> None:
+    # bug class: a generated stream the decoder reads as something else (cut, another
+    # provider, a lost delta) would time an error path, not a reply
+    from benchmarks import sizes
+
+    _, make, floor = next(entry for entry in sizes.KINDS if entry[0] == kind)
+    first, second = make(50, 0), make(50, 1)
+    assert first != second  # ids and padding differ per reply, as real replies' do
+    for body in (first, second):
+        whole = llm_rx.reassemble(body)
+        assert whole.complete, kind
+        assert whole.stop_reason == "end_turn", kind
+        assert whole.text == floor([body])
+        assert len(whole.text) > 50
+        assert whole.usage.output_tokens == 50
+        assert llm_rx.reassemble([body[i : i + 1024] for i in range(0, len(body), 1024)]) == whole
+
+
+def test_real_size_benchmark_row_gives_a_ratio_and_its_spread() -> None:
+    from benchmarks import real_streams, sizes
+
+    median, q1, q3, micros = sizes.row(real_streams.openai_chat, sizes.floor_openai, 50, 1024, 3)
+    assert 0 < q1 <= median <= q3
+    assert micros > 0
