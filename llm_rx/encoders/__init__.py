@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ..events import Dropped
 from ._base import Encoder
+from .ag_ui import AgUIEncoder
 from .anthropic import AnthropicEncoder
 from .bedrock import BedrockEncoder
 from .cohere import CohereEncoder
@@ -19,11 +20,14 @@ from .gemini import GeminiArrayEncoder, GeminiEncoder
 from .ollama import OllamaEncoder
 from .openai_chat import OpenAIChatEncoder
 from .openai_responses import OpenAIResponsesEncoder
+from .vercel_ui import HEADERS as VERCEL_HEADERS
+from .vercel_ui import VercelUIEncoder
 
-__all__ = ["ENCODERS", "MEDIA_TYPES", "Encoder", "make_encoder"]
+__all__ = ["ENCODERS", "HEADERS", "MEDIA_TYPES", "UI_TARGETS", "Encoder", "make_encoder"]
 
 #: target provider id -> its encoder class
 ENCODERS: dict[str, Callable[[list[Dropped] | None], Encoder]] = {
+    "ag-ui": AgUIEncoder,
     "anthropic": AnthropicEncoder,
     "bedrock-converse": BedrockEncoder,
     "cohere": CohereEncoder,
@@ -32,10 +36,16 @@ ENCODERS: dict[str, Callable[[list[Dropped] | None], Encoder]] = {
     "ollama": OllamaEncoder,
     "openai-chat": OpenAIChatEncoder,
     "openai-responses": OpenAIResponsesEncoder,
+    "vercel-ui": VercelUIEncoder,
 }
+
+#: the targets that are no provider's wire but what a browser reads: the AI SDK's UI message
+#: stream and AG-UI (no llm-rx decoder reads them back)
+UI_TARGETS = frozenset({"ag-ui", "vercel-ui"})
 
 #: the stream's media type for each target (SSE but Ollama's NDJSON and Bedrock's binary)
 MEDIA_TYPES: dict[str, str] = {
+    "ag-ui": "text/event-stream",
     "anthropic": "text/event-stream",
     "bedrock-converse": "application/vnd.amazon.eventstream",
     "cohere": "text/event-stream",
@@ -44,6 +54,13 @@ MEDIA_TYPES: dict[str, str] = {
     "ollama": "application/x-ndjson",
     "openai-chat": "text/event-stream",
     "openai-responses": "text/event-stream",
+    "vercel-ui": "text/event-stream",
+}
+
+#: the headers a target's stream needs besides its media type (the AI SDK's client checks
+#: ``x-vercel-ai-ui-message-stream``); every SSE stream asks proxies not to buffer it
+HEADERS: dict[str, dict[str, str]] = {
+    "vercel-ui": VERCEL_HEADERS,
 }
 
 

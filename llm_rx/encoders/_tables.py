@@ -21,6 +21,7 @@ __all__ = [
     "DROPPED",
     "STOP",
     "WAITS",
+    "ag_ui_usage",
     "anthropic_usage",
     "bedrock_usage",
     "cohere_usage",
@@ -28,6 +29,7 @@ __all__ = [
     "ollama_usage",
     "openai_chat_usage",
     "responses_usage",
+    "vercel_ui_usage",
 ]
 
 STOP: dict[str, dict[StopReason, str]] = {
@@ -60,6 +62,11 @@ STOP: dict[str, dict[StopReason, str]] = {
         "end_turn": "COMPLETE", "tool_use": "TOOL_CALL", "max_tokens": "MAX_TOKENS",
         "stop_sequence": "STOP_SEQUENCE", "refusal": "COMPLETE", "pause_turn": "COMPLETE",
         "content_filter": "COMPLETE",
+    },
+    "vercel-ui": {  # (the finish chunk's finishReason; the stop reason is in its metadata)
+        "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
+        "tool_use": "tool-calls", "content_filter": "content-filter",
+        "refusal": "content-filter", "pause_turn": "other",
     },
 }
 
@@ -115,6 +122,22 @@ DROPPED: dict[str, dict[str, str]] = {
         "citation": "another provider's citation",
         "logprobs": "log-probabilities",
     },
+    "vercel-ui": {
+        "opaque:*": "a frame nobody models, or a server tool's result whose call is not in "
+                    "the reply",
+        "citation": "a citation that names no URL and no title",
+        "logprobs": "log-probabilities",
+        "choice": "every choice but the first (a UI message is one choice)",
+        "signature": "a signature that arrives after its block ended",
+    },
+    "ag-ui": {
+        "opaque:*": "a frame nobody models, or a server tool's result whose call is not in "
+                    "the reply",
+        "citation": "a citation (AG-UI has no place for sources)",
+        "logprobs": "log-probabilities",
+        "choice": "every choice but the first (a run's reply is one message)",
+        "signature": "a signature that arrives after its block ended",
+    },
 }
 
 #: target -> where its grammar holds something back (everything else goes out at once).
@@ -138,6 +161,11 @@ WAITS: dict[str, str] = {
               "waits for the reply's end",
     "bedrock-converse": "messageStop and metadata wait for the reply's end",
     "cohere": "message-end (finish_reason, usage) waits for the reply's end",
+    "vercel-ui": "tool-input-available waits for its call's end (its input is parsed "
+                 "whole; a signature on a call goes with it); finish waits for the reply's "
+                 "end, and sources a reply lists on its message (grounding) go just before",
+    "ag-ui": "a text message opens with its block, a reasoning message with its first "
+             "text; RUN_FINISHED (outcome, usage) waits for the reply's end",
 }
 
 
@@ -241,4 +269,44 @@ def cohere_usage(usage: Usage) -> dict[str, Any] | None:
     _put(tokens, "output_tokens", usage.output_tokens)
     out: dict[str, Any] = {"tokens": tokens} if tokens else {}
     _put(out, "cached_tokens", usage.cache_read_tokens)
+    return out
+
+
+def vercel_ui_usage(usage: Usage) -> dict[str, Any] | None:
+    """The AI SDK's ``LanguageModelUsage`` names (totals; cache and reasoning counts are
+    parts of them), only the counts reported."""
+    if not usage.reported:
+        return None
+    out: dict[str, Any] = {}
+    _put(out, "inputTokens", usage.input_tokens)
+    _put(out, "outputTokens", usage.output_tokens)
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        out["totalTokens"] = usage.input_tokens + usage.output_tokens
+    _put(out, "reasoningTokens", usage.reasoning_tokens)
+    _put(out, "cachedInputTokens", usage.cache_read_tokens)
+    details: dict[str, Any] = {}
+    _put(details, "cacheReadTokens", usage.cache_read_tokens)
+    _put(details, "cacheWriteTokens", usage.cache_write_tokens)
+    if details:
+        out["inputTokenDetails"] = details
+    return out
+
+
+def ag_ui_usage(usage: Usage, provider: str | None, model: str | None) -> dict[str, Any] | None:
+    """AG-UI's ``TokenUsage``: the same accounting as llm-rx's (totals, with the cache and
+    reasoning counts parts of them), labelled with the provider and the served model."""
+    if not usage.reported:
+        return None
+    out: dict[str, Any] = {}
+    if provider:
+        out["provider"] = provider
+    if model:
+        out["model"] = model
+    _put(out, "inputTokens", usage.input_tokens)
+    _put(out, "outputTokens", usage.output_tokens)
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        out["totalTokens"] = usage.input_tokens + usage.output_tokens
+    _put(out, "reasoningTokens", usage.reasoning_tokens)
+    _put(out, "cachedInputTokens", usage.cache_read_tokens)
+    _put(out, "cacheWriteInputTokens", usage.cache_write_tokens)
     return out

@@ -1,0 +1,119 @@
+"""What the two browser protocols (``vercel-ui``, ``ag-ui``) share: where a source provider's
+signatures go, server tools as calls with their results, and citations as sources.
+
+These targets are no provider's wire: nothing is given back "verbatim" to the same provider
+(``same`` is never true), and what the next turn needs rides where each protocol keeps a
+provider's opaque data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..events import BlockStart
+from ..response import OpaqueBlock, Response, TextBlock
+from ..wire.citations import Citation, citations
+from ..wire.server_tools import server_tool
+
+__all__ = ["METADATA_KEYS", "ServerCalls", "SourceList", "signature_metadata"]
+
+#: source provider -> (the AI SDK provider's metadata key, the field of a signature, the
+#: field of a redacted block's data), as the AI SDK's own providers spell them
+METADATA_KEYS: dict[str, tuple[str, str, str]] = {
+    "anthropic": ("anthropic", "signature", "redactedData"),
+    "bedrock-converse": ("bedrock", "signature", "redactedData"),
+    "gemini": ("google", "thoughtSignature", "thoughtSignature"),
+    "openai-responses": ("openai", "reasoningEncryptedContent", "reasoningEncryptedContent"),
+}
+
+
+def signature_metadata(source: str | None, start: BlockStart,
+                       signature: str) -> dict[str, dict[str, Any]]:
+    """The AI SDK ``providerMetadata`` that carries a block's signature back on the next turn
+    (a source without an AI SDK provider of its own is named by its llm-rx id)."""
+    name = source or "llm-rx"
+    key, field, redacted = METADATA_KEYS.get(name, (name, "signature", "redactedData"))
+    inner: dict[str, Any] = {redacted if start.kind == "redacted_thinking" else field: signature}
+    item = (start.meta or {}).get("item_id") if name == "openai-responses" else None
+    if isinstance(item, str):
+        inner["itemId"] = item
+    return {key: inner}
+
+
+class ServerCalls:
+    """Server-side tool blocks (``opaque``) as calls the provider ran and their results: a
+    result names its call (``tool_use_id``) or answers the latest call without one."""
+
+    __slots__ = ("_known", "_open")
+
+    def __init__(self) -> None:
+        self._open: list[str] = []  # calls without a result yet, in order
+        self._known: set[str] = set()
+
+    def read(self, start: BlockStart) -> tuple[str, str, Any, Any] | None:
+        """``(call id, tool name, input or None, output or None)`` for a server tool's
+        block: a call (with its output when the block holds it too) or a result (input
+        ``None``); ``None`` for a result whose call is unknown."""
+        raw = start.raw if isinstance(start.raw, Mapping) else {}
+        kind = start.name or (raw.get("type") if isinstance(raw.get("type"), str) else None)
+        tool = server_tool(OpaqueBlock(kind=kind or "opaque", raw=start.raw))
+        answers = raw.get("tool_use_id")
+        if tool.input is None and (kind or "").endswith("result"):
+            call = answers if isinstance(answers, str) and answers in self._known else (
+                self._open[-1] if self._open else None)
+            if call is None:
+                return None
+            if call in self._open:
+                self._open.remove(call)
+            return call, tool.name, None, start.raw
+        own = raw.get("id")
+        call = own if isinstance(own, str) and own and own not in self._known else (
+            f"server_{start.index}")
+        self._known.add(call)
+        given = raw.get("input", raw.get("action", raw.get("arguments")))
+        if isinstance(given, str) or given is None:
+            given = {"input": tool.input} if tool.input is not None else {}
+        ran = tool.results is not None or bool(tool.output) or tool.exit_code is not None
+        if not ran:
+            self._open.append(call)
+        return call, tool.name, given, (start.raw if ran else None)
+
+
+class SourceList:
+    """Citations as a reply's sources, each URL (or untitled document) once, numbered in
+    order of first appearance."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str | None, str | None], str] = {}
+
+    def of_block(self, provider: str, raw: Any) -> list[tuple[str, Citation]]:
+        """The new sources of one citation kept on a text block."""
+        found = citations(Response(provider=provider, content=[TextBlock(text="",
+                                                                          citations=[raw])]))
+        return self._new(found[0])
+
+    def of_message(self, provider: str, extra: Mapping[str, Any],
+                   choice_extra: Mapping[str, Any]) -> list[tuple[str, Citation]]:
+        """The new sources a reply lists on its message or choice (grounding, a list of
+        URLs), read at its end."""
+        if not extra and not choice_extra:
+            return []
+        found = citations(Response(provider=provider, content=[TextBlock(text="")],
+                                   extra=dict(extra), choice_extra=dict(choice_extra)))
+        return self._new(found[0])
+
+    def _new(self, found: tuple[Citation, ...]) -> list[tuple[str, Citation]]:
+        out: list[tuple[str, Citation]] = []
+        for citation in found:
+            if citation.url is None and citation.title is None:
+                continue
+            key = (citation.url, None if citation.url else citation.title)
+            if key in self._seen:
+                continue
+            source_id = f"source_{len(self._seen)}"
+            self._seen[key] = source_id
+            out.append((source_id, citation))
+        return out

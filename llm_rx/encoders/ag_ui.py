@@ -1,0 +1,266 @@
+"""Events as an AG-UI 1.0 run (the Agent User Interaction protocol's events), over SSE, from
+any provider's reply.
+
+Every frame is ``data: <event JSON>`` and a blank line (AG-UI's SSE encoding; no ``event:``
+line), each event's ``type`` in capitals and its fields in camelCase. ``RUN_STARTED``
+(``threadId`` and ``runId``: the reply's id, or ``run`` without one; the served model and the
+source provider in ``metadata``) is written before the first frame that needs it. A text or
+refusal block is one assistant message, ``TEXT_MESSAGE_START`` / ``_CONTENT`` / ``_END``; a
+thinking block is a reasoning span holding one reasoning message (``REASONING_START``,
+``REASONING_MESSAGE_START`` / ``_CONTENT`` / ``_END``, ``REASONING_END``, both under one id);
+a redacted block a span with no message. Ids are the reply's id and the block's index
+(``<id>-<index>``), unique in the run. A signature (or a redacted block's data, or encrypted
+reasoning) is ``REASONING_ENCRYPTED_VALUE`` for the message (``subtype: message``) or the
+call (``subtype: tool-call``) it belongs to, at once. A client tool call is
+``TOOL_CALL_START`` (its id, name, and the last text message as ``parentMessageId``), a
+``TOOL_CALL_ARGS`` per fragment (arguments that are no JSON object go as
+``{"_raw_arguments": "..."}``; a call with none gets ``{}``), ``TOOL_CALL_END``. A server-side
+tool is a call with its ``TOOL_CALL_RESULT`` (the provider's block as JSON text). The end:
+blocks left open are closed, then ``RUN_FINISHED`` with the outcome (``success``, the client
+calls left for the application in ``pendingToolCallIds``), the usage (one ``TokenUsage``) and
+the stop reason in ``metadata``. A provider error is ``RUN_ERROR`` (its words, its code, the
+usage so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind).
+Citations, log-probabilities and choices after the first have no place: dropped and reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import LlmRxError, ProviderError
+from ..events import (
+    BlockStart,
+    Dropped,
+    MessageStart,
+    MessageStop,
+    RefusalDelta,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+)
+from ._base import Encoder, ObjectArguments, dumps
+from ._tables import ag_ui_usage
+from ._ui import ServerCalls
+
+__all__ = ["AgUIEncoder"]
+
+_TEXT, _REASONING, _REDACTED, _TOOL = "text", "reasoning", "redacted", "tool"
+
+
+def _event(payload: dict[str, Any]) -> bytes:
+    return b"data: " + dumps(payload) + b"\n\n"
+
+
+class AgUIEncoder(Encoder):
+    provider = "ag-ui"
+
+    def __init__(self, dropped: list[Dropped] | None = None) -> None:
+        super().__init__(dropped)
+        self._opened = False
+        self._parts: dict[int, str] = {}  # open block -> its kind of message
+        self._args: dict[int, ObjectArguments] = {}  # open tool call -> its arguments
+        self._had_args: set[int] = set()
+        self._calls: list[str] = []  # the client calls, in order
+        self._text: str | None = None  # the latest text message
+        self._servers = ServerCalls()
+
+    # -- ids and framing -----------------------------------------------------------------
+
+    @property
+    def _run(self) -> str:
+        return self.id or "run"
+
+    def _id(self, index: int) -> str:
+        return f"{self._run}-{index}"
+
+    def _call_id(self, start: BlockStart) -> str:
+        return start.id or f"call_{start.index}"
+
+    def _open(self, out: list[bytes]) -> None:
+        if self._opened:
+            return
+        self._opened = True
+        metadata: dict[str, Any] = {}
+        if self.source:
+            metadata["provider"] = self.source
+        if self.model:
+            metadata["model"] = self.model
+        start: dict[str, Any] = {"type": "RUN_STARTED", "threadId": self._run,
+                                 "runId": self._run, "protocolVersion": "1.0"}
+        if metadata:
+            start["metadata"] = metadata
+        out.append(_event(start))
+
+    def _delta(self, event: Any, kind: str, text: str, out: list[bytes]) -> None:
+        index = event.index
+        if self._parts.get(index) != kind:
+            self.drop(kind, index, f"a {kind} delta of a block that is no open {kind} message",
+                      text)
+            return
+        name = "TEXT_MESSAGE_CONTENT" if kind == _TEXT else "REASONING_MESSAGE_CONTENT"
+        message = self._id(index)
+
+        def frame(sample: str) -> bytes:
+            return _event({"type": name, "messageId": message, "delta": sample})
+
+        out.append(frame(text))
+        self.learn(index, event.__class__, frame)
+
+    # -- events --------------------------------------------------------------------------
+
+    def _on_start(self, event: MessageStart, out: list[bytes]) -> None:
+        pass  # (written lazily: the metadata that follows the start goes with it)
+
+    def _on_block_start(self, event: BlockStart, out: list[bytes]) -> None:
+        index, kind = event.index, event.kind
+        if event.choice != 0:
+            self.drop("choice", index, "a run's reply is one message", event.raw)
+            return
+        self._open(out)
+        message = self._id(index)
+        if kind in ("text", "refusal"):
+            self._parts[index] = _TEXT
+            self._text = message
+            out.append(_event({"type": "TEXT_MESSAGE_START", "messageId": message,
+                               "role": "assistant"}))
+        elif kind == "thinking":
+            self._parts[index] = _REASONING
+            out.append(_event({"type": "REASONING_START", "messageId": message}))
+            out.append(_event({"type": "REASONING_MESSAGE_START", "messageId": message,
+                               "role": "reasoning"}))
+        elif kind == "redacted_thinking":
+            self._parts[index] = _REDACTED
+            out.append(_event({"type": "REASONING_START", "messageId": message}))
+        elif kind == "tool_call":
+            self._parts[index] = _TOOL
+            self._args[index] = ObjectArguments()
+            call = self._call_id(event)
+            self._calls.append(call)
+            out.append(_event(self._call_start(call, event.name or "")))
+        else:
+            self._server_tool(event, out)
+
+    def _call_start(self, call: str, name: str) -> dict[str, Any]:
+        frame: dict[str, Any] = {"type": "TOOL_CALL_START", "toolCallId": call,
+                                 "toolCallName": name}
+        if self._text is not None:
+            frame["parentMessageId"] = self._text
+        return frame
+
+    def _server_tool(self, start: BlockStart, out: list[bytes]) -> None:
+        read = self._servers.read(start)
+        if read is None:
+            self.drop(f"opaque:{start.name}", start.index,
+                      "a server tool's result whose call is not in the reply", start.raw)
+            return
+        call, name, given, output = read
+        if given is not None:
+            out.append(_event(self._call_start(call, name)))
+            out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
+                               "delta": dumps(given).decode()}))
+            out.append(_event({"type": "TOOL_CALL_END", "toolCallId": call}))
+        if output is not None:
+            out.append(_event({"type": "TOOL_CALL_RESULT", "messageId": self._id(start.index),
+                               "toolCallId": call, "content": dumps(output).decode(),
+                               "role": "tool"}))
+
+    def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
+        self._delta(event, _TEXT, event.text, out)
+
+    def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
+        self._delta(event, _TEXT, event.text, out)  # (a refusal is the answer's text)
+
+    def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
+        if self._parts.get(event.index) == _REDACTED:
+            self.drop("thinking", event.index, "reasoning text on a redacted block", event.text)
+            return
+        self._delta(event, _REASONING, event.text, out)
+
+    def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
+        index = event.index
+        arguments = self._args.get(index)
+        if arguments is None:
+            self.drop("arguments", index, "argument fragments of no open tool call",
+                      event.fragment)
+            return
+        fragment = arguments.fragment(event.fragment)
+        if arguments.text is not None:
+            self._had_args.add(index)
+        call = self._call_id(self.blocks[index])
+
+        def frame(sample: str) -> bytes:
+            return _event({"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": sample})
+
+        out.append(frame(fragment))
+        if arguments.text is False:  # (JSON arguments: the next fragments go as they come)
+            self.learn(index, ToolArgsDelta, frame)
+
+    def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None:
+        index = event.index
+        kind = self._parts.get(index)
+        if kind is None:
+            self.drop("signature", index, "a signature of no open message or call",
+                      event.signature)
+            return
+        if kind == _TOOL:
+            subtype, entity = "tool-call", self._call_id(self.blocks[index])
+        else:
+            subtype, entity = "message", self._id(index)
+        out.append(_event({"type": "REASONING_ENCRYPTED_VALUE", "subtype": subtype,
+                           "entityId": entity, "encryptedValue": event.signature}))
+
+    def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None:
+        index = start.index
+        kind = self._parts.pop(index, None)
+        message = self._id(index)
+        if kind == _TEXT:
+            out.append(_event({"type": "TEXT_MESSAGE_END", "messageId": message}))
+        elif kind == _REASONING:
+            out.append(_event({"type": "REASONING_MESSAGE_END", "messageId": message}))
+            out.append(_event({"type": "REASONING_END", "messageId": message}))
+        elif kind == _REDACTED:
+            out.append(_event({"type": "REASONING_END", "messageId": message}))
+        elif kind == _TOOL:
+            call = self._call_id(start)
+            arguments = self._args.pop(index)
+            closing = arguments.end() if index in self._had_args else "{}"
+            if closing:
+                out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
+                                   "delta": closing}))
+            out.append(_event({"type": "TOOL_CALL_END", "toolCallId": call}))
+
+    def _usage_list(self) -> list[dict[str, Any]] | None:
+        usage = ag_ui_usage(self.usage, self.source, self.model) if self.usage else None
+        return [usage] if usage else None
+
+    def _on_stop(self, event: MessageStop, out: list[bytes]) -> None:
+        self._open(out)
+        for index in list(self._parts):  # (a source that left blocks open)
+            self._on_block_stop(self.blocks[index], out)
+        outcome: dict[str, Any] = {"type": "success"}
+        if self._calls:
+            outcome["pendingToolCallIds"] = list(self._calls)
+        finished: dict[str, Any] = {"type": "RUN_FINISHED", "threadId": self._run,
+                                    "runId": self._run, "outcome": outcome}
+        usage = self._usage_list()
+        if usage is not None:
+            finished["usage"] = usage
+        finished["metadata"] = {"stopReason": event.stop_reason}
+        out.append(_event(finished))
+
+    def _run_error(self, message: str, code: str | None, out: list[bytes]) -> None:
+        self._open(out)
+        frame: dict[str, Any] = {"type": "RUN_ERROR", "message": message}
+        if code:
+            frame["code"] = code
+        usage = self._usage_list()
+        if usage is not None:
+            frame["usage"] = usage
+        out.append(_event(frame))
+
+    def _on_error(self, error: ProviderError, out: list[bytes]) -> None:
+        self._run_error(error.message, error.code or error.error_type, out)
+
+    def _on_cut(self, error: LlmRxError, out: list[bytes]) -> None:
+        self._run_error(f"the reply was cut before its end ({error.kind})", error.kind, out)

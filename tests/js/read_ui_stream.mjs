@@ -1,0 +1,44 @@
+// Reads UI message streams (AI SDK protocol v1, as llm-rx writes them) with the AI SDK's own
+// client code: parseJsonEventStream with uiMessageChunkSchema (what DefaultChatTransport
+// does), then readUIMessageStream. For each file named on the command line, prints one JSON
+// line: {"file", "message" (the last UI message), "errors" (error chunks and schema failures),
+// "chunks" (the chunk types in order)}.
+import { readFile } from "node:fs/promises";
+import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema } from "ai";
+
+async function read(file) {
+  const body = await readFile(file);
+  const errors = [];
+  const chunks = [];
+  const stream = parseJsonEventStream({
+    stream: new Response(body).body,
+    schema: uiMessageChunkSchema,
+  }).pipeThrough(new TransformStream({
+    transform(result, controller) {
+      if (!result.success) {
+        errors.push(`schema: ${result.error.message}`);
+        return;
+      }
+      chunks.push(result.value.type);
+      controller.enqueue(result.value);
+    },
+  }));
+  let message = null;
+  for await (const snapshot of readUIMessageStream({
+    stream,
+    onError: (error) => errors.push(`stream: ${error.message ?? error}`),
+  })) {
+    message = snapshot;
+  }
+  return { file, message, errors, chunks };
+}
+
+for (const file of process.argv.slice(2)) {
+  let out;
+  try {
+    out = await read(file);
+  } catch (error) {
+    out = { file, message: null, errors: [`thrown: ${error.message ?? error}`], chunks: [] };
+  }
+  process.stdout.write(JSON.stringify(out) + "\n");
+}
