@@ -123,16 +123,16 @@ DROPPED: dict[str, dict[str, str]] = {
         "logprobs": "log-probabilities",
     },
     "vercel-ui": {
-        "opaque:*": "a frame nobody models, or a server tool's result whose call is not in "
-                    "the reply",
+        "opaque:*": "a block or frame that is no tool (compaction, a fallback notice), or a "
+                    "server tool's result whose call is not in the reply",
         "citation": "a citation that names no URL and no title",
         "logprobs": "log-probabilities",
         "choice": "every choice but the first (a UI message is one choice)",
         "signature": "a signature that arrives after its block ended",
     },
     "ag-ui": {
-        "opaque:*": "a frame nobody models, or a server tool's result whose call is not in "
-                    "the reply",
+        "opaque:*": "a block or frame that is no tool (compaction, a fallback notice), or a "
+                    "server tool's result whose call is not in the reply",
         "citation": "a citation (AG-UI has no place for sources)",
         "logprobs": "log-probabilities",
         "choice": "every choice but the first (a run's reply is one message)",
@@ -164,8 +164,8 @@ WAITS: dict[str, str] = {
     "vercel-ui": "tool-input-available waits for its call's end (its input is parsed "
                  "whole; a signature on a call goes with it); finish waits for the reply's "
                  "end, and sources a reply lists on its message (grounding) go just before",
-    "ag-ui": "a text message opens with its block, a reasoning message with its first "
-             "text; RUN_FINISHED (outcome, usage) waits for the reply's end",
+    "ag-ui": "RUN_FINISHED (outcome, usage) waits for the reply's end; a call's closing "
+             "arguments ({} for none, the end of free text) wait for its end",
 }
 
 

@@ -14,9 +14,9 @@ from typing import Any
 from ..events import BlockStart
 from ..response import OpaqueBlock, Response, TextBlock
 from ..wire.citations import Citation, citations
-from ..wire.server_tools import server_tool
+from ..wire.server_tools import ServerTool, server_tool
 
-__all__ = ["METADATA_KEYS", "ServerCalls", "SourceList", "signature_metadata"]
+__all__ = ["METADATA_KEYS", "ServerCalls", "SourceList", "part_signature", "signature_metadata"]
 
 #: source provider -> (the AI SDK provider's metadata key, the field of a signature, the
 #: field of a redacted block's data), as the AI SDK's own providers spell them
@@ -41,9 +41,18 @@ def signature_metadata(source: str | None, start: BlockStart,
     return {key: inner}
 
 
+def part_signature(start: BlockStart) -> str | None:
+    """A signature a server tool's part carries on itself (Gemini's ``thoughtSignature`` on an
+    ``executableCode`` part)."""
+    raw = start.raw
+    signature = raw.get("thoughtSignature") if isinstance(raw, Mapping) else None
+    return signature if isinstance(signature, str) and signature else None
+
+
 class ServerCalls:
     """Server-side tool blocks (``opaque``) as calls the provider ran and their results: a
-    result names its call (``tool_use_id``) or answers the latest call without one."""
+    result names its call (``tool_use_id``) or answers the latest call without one; a block
+    that shows what it ran, or says it finished (a ``status``), is its own result."""
 
     __slots__ = ("_known", "_open")
 
@@ -58,6 +67,8 @@ class ServerCalls:
         raw = start.raw if isinstance(start.raw, Mapping) else {}
         kind = start.name or (raw.get("type") if isinstance(raw.get("type"), str) else None)
         tool = server_tool(OpaqueBlock(kind=kind or "opaque", raw=start.raw))
+        if tool.name == kind and tool.input is None and not self._ran(tool):
+            return None  # (no tool: a block nobody models, compaction, a fallback notice)
         answers = raw.get("tool_use_id")
         if tool.input is None and (kind or "").endswith("result"):
             call = answers if isinstance(answers, str) and answers in self._known else (
@@ -74,10 +85,14 @@ class ServerCalls:
         given = raw.get("input", raw.get("action", raw.get("arguments")))
         if isinstance(given, str) or given is None:
             given = {"input": tool.input} if tool.input is not None else {}
-        ran = tool.results is not None or bool(tool.output) or tool.exit_code is not None
+        ran = self._ran(tool) or raw.get("status") in ("completed", "failed", "incomplete")
         if not ran:
             self._open.append(call)
         return call, tool.name, given, (start.raw if ran else None)
+
+    @staticmethod
+    def _ran(tool: ServerTool) -> bool:
+        return tool.results is not None or bool(tool.output) or tool.exit_code is not None
 
 
 class SourceList:

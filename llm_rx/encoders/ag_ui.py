@@ -41,7 +41,7 @@ from ..events import (
 )
 from ._base import Encoder, ObjectArguments, dumps
 from ._tables import ag_ui_usage
-from ._ui import ServerCalls
+from ._ui import ServerCalls, part_signature
 
 __all__ = ["AgUIEncoder"]
 
@@ -152,13 +152,18 @@ class AgUIEncoder(Encoder):
         read = self._servers.read(start)
         if read is None:
             self.drop(f"opaque:{start.name}", start.index,
-                      "a server tool's result whose call is not in the reply", start.raw)
+                      "a block that is no tool, or a server tool's result whose call is not "
+                      "in the reply", start.raw)
             return
         call, name, given, output = read
         if given is not None:
             out.append(_event(self._call_start(call, name)))
             out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
                                "delta": dumps(given).decode()}))
+            signature = part_signature(start)
+            if signature is not None:
+                out.append(_event({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "tool-call",
+                                   "entityId": call, "encryptedValue": signature}))
             out.append(_event({"type": "TOOL_CALL_END", "toolCallId": call}))
         if output is not None:
             out.append(_event({"type": "TOOL_CALL_RESULT", "messageId": self._id(start.index),

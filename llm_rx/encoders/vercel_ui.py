@@ -44,7 +44,7 @@ from ..events import (
 from ..wire.citations import Citation
 from ._base import Encoder, dumps
 from ._tables import STOP, vercel_ui_usage
-from ._ui import ServerCalls, SourceList, signature_metadata
+from ._ui import ServerCalls, SourceList, part_signature, signature_metadata
 
 __all__ = ["HEADERS", "VercelUIEncoder"]
 
@@ -144,14 +144,19 @@ class VercelUIEncoder(Encoder):
         read = self._servers.read(start)
         if read is None:
             self.drop(f"opaque:{start.name}", start.index,
-                      "a server tool's result whose call is not in the reply", start.raw)
+                      "a block that is no tool, or a server tool's result whose call is not "
+                      "in the reply", start.raw)
             return
         call, name, given, output = read
         if given is not None:
             out.append(_chunk({"type": "tool-input-start", "toolCallId": call,
                                "toolName": name, "providerExecuted": True}))
-            out.append(_chunk({"type": "tool-input-available", "toolCallId": call,
-                               "toolName": name, "input": given, "providerExecuted": True}))
+            frame: dict[str, Any] = {"type": "tool-input-available", "toolCallId": call,
+                                     "toolName": name, "input": given, "providerExecuted": True}
+            signature = part_signature(start)
+            if signature is not None:
+                frame["providerMetadata"] = signature_metadata(self.source, start, signature)
+            out.append(_chunk(frame))
         if output is not None:
             out.append(_chunk({"type": "tool-output-available", "toolCallId": call,
                                "output": output, "providerExecuted": True}))

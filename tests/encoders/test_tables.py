@@ -6,12 +6,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 import llm_rx
 from llm_rx import Dropped
-from llm_rx.encoders import ENCODERS
+from llm_rx.encoders import ENCODERS, make_encoder
 from llm_rx.encoders._tables import DROPPED, STOP, WAITS
+from llm_rx.errors import IncompleteStreamError, LlmRxError, ProviderError
+from llm_rx.events import (
+    BlockStart,
+    BlockStop,
+    CitationDelta,
+    Event,
+    MessageStart,
+    MessageStop,
+    RefusalDelta,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolArgsDelta,
+)
 from tests.captures import CAPTURES
 
 GUIDE = (Path(__file__).parents[2] / "docs" / "how-to" / "translation.md").read_text()
@@ -59,3 +74,101 @@ def test_every_dropped_kind_is_in_its_targets_table() -> None:
     for target, whats in _whats().items():
         table = DROPPED["gemini" if target == "gemini-json-array" else target]
         assert whats <= set(table), target
+
+
+# -- the two browser targets: each canonical thing, frame by frame ----------------------------
+
+_UI_HEAD = "| canonical | `vercel-ui` | `ag-ui` |"
+
+
+def _frame_types(data: bytes) -> list[str]:
+    """Each SSE frame's ``type`` (``[DONE]`` for the end), repeats of one type as one."""
+    out: list[str] = []
+    for frame in data.split(b"\n\n"):
+        if not frame:
+            continue
+        assert frame.startswith(b"data: "), frame
+        payload = frame[6:]
+        name = "[DONE]" if payload == b"[DONE]" else orjson.loads(payload)["type"]
+        if not out or out[-1] != name:
+            out.append(name)
+    return out
+
+
+_OPENED = [MessageStart("anthropic", "claude", "msg_1"), BlockStart(9, "text"), BlockStop(9)]
+_SERVER = [
+    BlockStart(0, "opaque", name="server_tool_use",
+               raw={"type": "server_tool_use", "id": "srv_1", "name": "web_search",
+                    "input": {"query": "news"}}), BlockStop(0),
+    BlockStart(1, "opaque", name="web_search_tool_result",
+               raw={"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": []}),
+    BlockStop(1),
+]
+#: row -> (events written first, the row's events, how the stream ends: None, or an error)
+_ROWS: dict[str, tuple[list[Event], list[Event], LlmRxError | None]] = {
+    "start": ([], [MessageStart("anthropic", "claude", "msg_1")], None),
+    "`text` block": (_OPENED, [BlockStart(0, "text"), TextDelta(0, "a"), TextDelta(0, "b"),
+                               BlockStop(0)], None),
+    "`refusal` block": (_OPENED, [BlockStart(0, "refusal"), RefusalDelta(0, "no"),
+                                  BlockStop(0)], None),
+    "`thinking` block": (_OPENED, [BlockStart(0, "thinking"), ThinkingDelta(0, "hm"),
+                                   BlockStop(0)], None),
+    "a signature": ([*_OPENED, BlockStart(0, "thinking")], [SignatureDelta(0, "sig")], None),
+    "`redacted_thinking` block (or reasoning only encrypted)": (
+        _OPENED, [BlockStart(0, "redacted_thinking"), SignatureDelta(0, "data"),
+                  BlockStop(0)], None),
+    "`tool_call` block": (_OPENED, [BlockStart(0, "tool_call", "call_1", "f"),
+                                    ToolArgsDelta(0, '{"a":'), ToolArgsDelta(0, "1}"),
+                                    BlockStop(0)], None),
+    "server tool (`opaque` call, then its result)": (_OPENED, _SERVER, None),
+    "citation": ([*_OPENED, BlockStart(0, "text")],
+                 [CitationDelta(0, {"type": "url_citation", "url": "https://example.com/",
+                                    "title": "Example"})], None),
+    "stop": (_OPENED, [MessageStop("end_turn")], None),
+    "provider error": (_OPENED, [], ProviderError("overloaded")),
+    "cut source": (_OPENED, [], IncompleteStreamError("cut")),
+}
+
+
+def _ui_rows() -> dict[str, list[str]]:
+    lines = GUIDE.splitlines()
+    at = lines.index(_UI_HEAD)
+    rows: dict[str, list[str]] = {}
+    for line in lines[at + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_guide_ui_table_has_a_row_for_each_thing() -> None:
+    assert list(_ui_rows()) == list(_ROWS)
+
+
+@pytest.mark.parametrize("row", list(_ROWS))
+@pytest.mark.parametrize(("column", "target"), [(0, "vercel-ui"), (1, "ag-ui")])
+def test_guide_ui_table_is_what_the_encoders_write(row: str, column: int, target: str) -> None:
+    before, events, error = _ROWS[row]
+    encoder = make_encoder(target)
+    encoder.encode(before)
+    data = encoder.encode(events)
+    if row == "start":  # (the opening is written with the first content)
+        data = encoder.encode([BlockStart(0, "text")]).rsplit(b"data: ", 1)[0]
+    if error is not None:
+        data += encoder.finish(error)
+    cell = _ui_rows()[row][column]
+    if cell == "(dropped)":
+        assert data == b""
+        assert encoder.dropped
+    else:
+        assert _frame_types(data) == [name.strip("` ") for name in cell.split(",")]
+
+
+def test_guide_vercel_ui_finish_reasons_are_the_encoders() -> None:
+    lines = GUIDE.splitlines()
+    at = lines.index("| canonical | `vercel-ui` `finishReason` |")
+    rows = [line for line in lines[at + 2:at + 9]]
+    table = {cells[0].strip("` "): cells[1].strip("` ") for cells in
+             ([cell for cell in row.strip("|").split("|")] for row in rows)}
+    assert table == STOP["vercel-ui"]

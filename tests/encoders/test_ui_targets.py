@@ -1,0 +1,232 @@
+"""The browser targets judged by their own clients, over every capture: the AI SDK's
+``readUIMessageStream`` (with its chunk schema) rebuilds the reply's text, reasoning and tool
+calls from ``vercel-ui``; every ``ag-ui`` event validates against AG-UI's models and every
+run passes ``ag-ui-validate``. And the rules both keep: live output, signatures for the next
+turn, a cut or failed reply never finished, usage only where reported."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+import llm_rx
+from llm_rx import Response, ThinkingBlock
+from llm_rx import operators as lxo
+from llm_rx.events import Event
+from tests.captures import CAPTURES, Capture, capture
+from tests.streams import DONE, chat_chunk, sse
+from tests.ui_judges import ag_ui_events, ag_ui_report, read_ui_streams
+
+
+def _reply(cap: Capture) -> Response | None:
+    try:
+        return llm_rx.reassemble(cap.data, cap.provider)
+    except llm_rx.LlmRxError:
+        return None  # (a body that is no reply at all)
+
+
+STREAMS = [cap for cap in CAPTURES if _reply(cap) is not None]
+_IDS = [cap.name for cap in STREAMS]
+
+
+def _want(response: Response) -> dict[str, Any]:
+    return {
+        "text": response.text + "".join(b.text for b in response.content if b.type == "refusal"),
+        "reasoning": "".join(b.text for b in response.content if isinstance(b, ThinkingBlock)),
+        "calls": [(call.id, call.name, call.arguments if call.arguments is not None
+                   else call.raw_arguments) for call in response.tool_calls],
+    }
+
+
+# -- vercel-ui: the AI SDK's own client ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ui_read() -> dict[str, dict[str, Any]]:
+    bodies = [llm_rx.translate(cap.data, "vercel-ui", cap.provider) for cap in STREAMS]
+    return dict(zip(_IDS, read_ui_streams(bodies), strict=True))
+
+
+@pytest.mark.parametrize("cap", STREAMS, ids=_IDS)
+def test_vercel_ui_is_read_by_the_ai_sdk(cap: Capture, ui_read: dict[str, dict[str, Any]]
+                                         ) -> None:
+    response = _reply(cap)
+    assert response is not None
+    read = ui_read[cap.name]
+    assert not [e for e in read["errors"] if e.startswith(("schema", "thrown"))]
+    message = read["message"]
+    parts = message["parts"]
+    calls = [p for p in parts if p["type"].startswith("tool-") and not p.get("providerExecuted")]
+    got = {
+        "text": "".join(p["text"] for p in parts if p["type"] == "text"),
+        "reasoning": "".join(p["text"] for p in parts if p["type"] == "reasoning"),
+        "calls": [(p["toolCallId"], p["type"][len("tool-"):], p["input"]) for p in calls],
+    }
+    want = _want(response)
+    want["calls"] = [(call_id or f"call_{i}", name, args) for i, (call_id, name, args)
+                     in enumerate(want["calls"])]
+    got["calls"] = [(want_call[0] if want_call[0].startswith("call_") and not cap_id else
+                     got_call[0], *got_call[1:]) for got_call, want_call, cap_id in zip(
+                         got["calls"], want["calls"],
+                         [call.id for call in response.tool_calls], strict=False)]
+    assert got == want
+    assert all(p["state"] == "input-available" for p in calls)
+    if response.complete:
+        assert read["errors"] == []
+        assert read["chunks"][-1] == "finish"
+        assert message["metadata"]["stopReason"] == response.stop_reason
+    else:
+        assert "finish" not in read["chunks"]
+        assert read["errors"]  # (an error chunk: the page shows the reply failed)
+    if response.id:
+        assert message["id"] == response.id
+
+
+@pytest.mark.parametrize("cap", [c for c in STREAMS if any(
+    getattr(b, "signature", None) for b in _reply(c).content)],  # type: ignore[union-attr]
+    ids=lambda c: c.name)
+def test_vercel_ui_keeps_every_signature_for_the_next_turn(
+    cap: Capture, ui_read: dict[str, dict[str, Any]]
+) -> None:
+    response = _reply(cap)
+    assert response is not None
+    kept = orjson.dumps(ui_read[cap.name]["message"]["parts"])
+    for block in response.content:
+        signature = getattr(block, "signature", None)
+        if signature and block.type != "opaque":
+            assert orjson.dumps(signature)[1:-1] in kept, block.type
+
+
+def test_vercel_ui_signatures_sit_where_the_ai_sdk_providers_read_them(
+    ui_read: dict[str, dict[str, Any]]
+) -> None:
+    def metadata(name: str, kind: str) -> list[Any]:
+        parts = ui_read[name]["message"]["parts"]
+        return [p.get("providerMetadata") or p.get("callProviderMetadata") for p in parts
+                if p["type"] == kind or p["type"].startswith(kind)]
+
+    assert "signature" in metadata("anthropic/thinking-signature.sse", "reasoning")[0][
+        "anthropic"]
+    assert "redactedData" in metadata("anthropic/redacted-thinking.sse", "reasoning")[0][
+        "anthropic"]
+    assert any(m and "thoughtSignature" in m["google"] for m in metadata(
+        "gemini/sse-function-call-thought-signature.sse", "tool-"))
+
+
+# -- ag-ui: the protocol's models and its validator ------------------------------------------
+
+@pytest.mark.parametrize("cap", STREAMS, ids=_IDS)
+def test_ag_ui_events_validate_and_the_run_passes_the_validator(cap: Capture) -> None:
+    response = _reply(cap)
+    assert response is not None
+    body = llm_rx.translate(cap.data, "ag-ui", cap.provider)
+    events = ag_ui_events(body)
+    report = ag_ui_report(body)
+    assert (report.summary.errors, report.summary.warnings) == (0, 0), report.diagnostics
+    text: list[str] = []
+    reasoning: list[str] = []
+    calls: dict[str, list[Any]] = {}
+    for event in events:
+        kind = event["type"]
+        if kind == "TEXT_MESSAGE_CONTENT":
+            text.append(event["delta"])
+        elif kind == "REASONING_MESSAGE_CONTENT":
+            reasoning.append(event["delta"])
+        elif kind == "TOOL_CALL_START":
+            calls[event["toolCallId"]] = [event["toolCallName"], []]
+        elif kind == "TOOL_CALL_ARGS":
+            calls[event["toolCallId"]][1].append(event["delta"])
+        elif kind == "TOOL_CALL_RESULT":
+            calls.pop(event["toolCallId"])  # (a server tool's call, answered)
+    servers = orjson.dumps([b.raw for b in response.content if b.type == "opaque"])
+    for call_id in list(calls):  # (a server tool's call whose result never came)
+        if call_id.startswith("server_") or f'"{call_id}"'.encode() in servers:
+            del calls[call_id]
+    want = _want(response)
+    assert "".join(text) == want["text"]
+    assert "".join(reasoning) == want["reasoning"]
+    got_calls = [(name, orjson.loads("".join(args))) for name, args in calls.values()]
+    assert got_calls == [(name, args if isinstance(args, dict) else {"_raw_arguments": raw})
+                         for (_, name, args), raw in zip(
+                             want["calls"], [c.raw_arguments for c in response.tool_calls],
+                             strict=True)]
+    ids = [call.id for call in response.tool_calls if call.id]
+    assert ids == [call_id for call_id in calls if call_id in ids]
+    assert events[0]["type"] == "RUN_STARTED"
+    assert events[-1]["type"] == ("RUN_FINISHED" if response.complete else "RUN_ERROR")
+
+
+def test_ag_ui_encrypted_reasoning_goes_as_encrypted_values() -> None:
+    for name, subtype in (("anthropic/redacted-thinking.sse", "message"),
+                          ("gemini/sse-function-call-thought-signature.sse", "tool-call")):
+        cap = capture(name)
+        events = ag_ui_events(llm_rx.translate(cap.data, "ag-ui", cap.provider))
+        values = [e for e in events if e["type"] == "REASONING_ENCRYPTED_VALUE"]
+        assert any(v["subtype"] == subtype for v in values), name
+
+
+# -- rules both keep ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["vercel-ui", "ag-ui"])
+def test_ui_first_bytes_go_out_before_the_last_byte_comes_in(target: str) -> None:
+    cap = capture("anthropic/thinking-signature.sse")
+    pieces = [cap.data[i:i + 200] for i in range(0, len(cap.data), 200)]
+    read = [0]
+
+    def reads() -> Any:
+        for piece in pieces:
+            read[0] += 1
+            yield piece
+
+    seen: list[int] = []
+    llm_rx.from_bytes(reads(), "anthropic").pipe(lxo.encode(target)).subscribe(
+        lambda data: seen.append(read[0]))
+    assert seen[0] < len(pieces) // 4
+    assert len(seen) > len(pieces) // 2
+
+
+# hand-written: an OpenAI reply that never reported usage (no include_usage)
+NO_USAGE = sse(chat_chunk({"role": "assistant", "content": "Hi"}), chat_chunk({}, "stop")) + DONE
+
+
+def test_ui_usage_absent_stays_absent() -> None:
+    assert b"usage" not in llm_rx.translate(NO_USAGE, "vercel-ui", "openai-chat")
+    events = ag_ui_events(llm_rx.translate(NO_USAGE, "ag-ui", "openai-chat"))
+    assert "usage" not in events[-1]
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.6, 0.95])
+def test_ui_cut_source_never_reads_as_finished(cut: float) -> None:
+    data = capture("anthropic/text-basic.sse").data
+    data = data[: int(len(data) * cut)]
+    ui = llm_rx.translate(data, "vercel-ui", "anthropic")
+    assert b'"type":"finish"' not in ui
+    assert b'"type":"error"' in ui
+    events = ag_ui_events(llm_rx.translate(data, "ag-ui", "anthropic"))
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert not [e for e in events if e["type"] == "RUN_FINISHED"]
+
+
+def test_ui_provider_error_says_the_providers_words() -> None:
+    data = capture("anthropic/error-overloaded-midstream.synthetic.sse").data
+    ui = llm_rx.translate(data, "vercel-ui", "anthropic")
+    error = [orjson.loads(f[6:]) for f in ui.split(b"\n\n") if b'"type":"error"' in f]
+    assert "verloaded" in error[0]["errorText"]
+    last = ag_ui_events(llm_rx.translate(data, "ag-ui", "anthropic"))[-1]
+    assert last["type"] == "RUN_ERROR"
+    assert "verloaded" in last["message"]
+
+
+def test_ui_targets_read_the_events_alone() -> None:
+    # the same events give the same bytes whatever source they came from: the encoders read
+    # the canonical events (a reply rebuilt from its canonical JSON encodes the same)
+    cap = capture("openai/chat-parallel-tool-calls.sse")
+    events: list[Event] = []
+    llm_rx.from_bytes(cap.data, cap.provider).subscribe(events.append)
+    again: list[Event] = [llm_rx.event_from_dict(orjson.loads(orjson.dumps(
+        llm_rx.event_to_dict(event)))) for event in events]
+    for target in ("vercel-ui", "ag-ui"):
+        one = llm_rx.encoders.make_encoder(target)
+        two = llm_rx.encoders.make_encoder(target)
+        assert one.encode(events) + one.finish() == two.encode(again) + two.finish()
