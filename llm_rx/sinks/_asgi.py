@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from reactivex import Observable
 
-from ..encoders import MEDIA_TYPES
+from ..encoders import HEADERS, MEDIA_TYPES
 from ..events import Dropped, Event
 from ..operators import encode
 
@@ -31,7 +31,9 @@ def sse_response(
     background: Any = None,
 ) -> StreamingResponse:
     """A ``StreamingResponse`` that sends ``events`` as ``to``'s stream, with its media type
-    (``llm_rx.encoders.MEDIA_TYPES``), each read's bytes as
+    (``llm_rx.encoders.MEDIA_TYPES``) and the headers its clients need
+    (``llm_rx.encoders.HEADERS``: ``x-vercel-ai-ui-message-stream: v1`` for ``vercel-ui``;
+    ``headers`` given here win), each read's bytes as
     they are encoded. The events are subscribed to when the response starts sending; when the
     client goes away the subscription is disposed, which stops reading the upstream (a
     ``from_httpx`` source closes its response). A cut or failed upstream ends the body
@@ -41,7 +43,8 @@ def sse_response(
 
     Args:
         events: The reply's events (subscribed to when the response starts).
-        to: The target: a key of ``llm_rx.encoders.ENCODERS``.
+        to: The target: a key of ``llm_rx.encoders.ENCODERS`` (a provider's stream, or
+            ``vercel-ui`` / ``ag-ui`` for a web page).
         dropped: A list to append a `Dropped` to for each thing the target cannot carry.
         status_code: The response's status.
         headers: More response headers.
@@ -53,7 +56,8 @@ def sse_response(
     from starlette.responses import StreamingResponse
 
     return StreamingResponse(_body(events.pipe(encode(to, dropped=dropped))),
-                             status_code=status_code, headers=dict(headers or {}),
+                             status_code=status_code,
+                             headers={**HEADERS.get(to, {}), **(headers or {})},
                              media_type=MEDIA_TYPES[to], background=background)
 
 
