@@ -15,6 +15,7 @@ from ._paced import paced
 from ._partial_json import PartialValue, partial_json
 from ._pricing import Cost
 from ._share import share
+from ._smooth import smooth
 from ._text_only import text_only
 from ._think_tags import think_tags
 from ._thinking_only import thinking_only
@@ -37,6 +38,7 @@ __all__ = [
     "paced",
     "partial_json",
     "share",
+    "smooth",
     "text_only",
     "think_tags",
     "thinking_only",
