@@ -2,9 +2,12 @@
 // client code: parseJsonEventStream with uiMessageChunkSchema (what DefaultChatTransport
 // does), then readUIMessageStream. For each file named on the command line, prints one JSON
 // line: {"file", "message" (the last UI message), "errors" (error chunks and schema failures),
-// "chunks" (the chunk types in order)}.
+// "chunks" (the chunk types in order), "next" (the message as the next request's model
+// messages: convertToModelMessages, what a server does with what the page sends back)}.
 import { readFile } from "node:fs/promises";
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema } from "ai";
+import {
+  convertToModelMessages, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema,
+} from "ai";
 
 async function read(file) {
   const body = await readFile(file);
@@ -30,7 +33,15 @@ async function read(file) {
   })) {
     message = snapshot;
   }
-  return { file, message, errors, chunks };
+  let next = null;
+  if (message !== null) {
+    try {
+      next = await convertToModelMessages([message]);
+    } catch (error) {
+      errors.push(`convert: ${error.message ?? error}`);
+    }
+  }
+  return { file, message, errors, chunks, next };
 }
 
 for (const file of process.argv.slice(2)) {
