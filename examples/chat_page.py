@@ -12,7 +12,8 @@ the emulator::
     UPSTREAM=http://127.0.0.1:8000/v1 uvicorn examples.chat_page:app --port 9000
 
 and open ``http://127.0.0.1:9000/?model=openai__chat-text-basic`` (``&protocol=ag-ui`` for
-AG-UI; with the emulator, the model names the recorded reply to serve).
+AG-UI, ``&smooth=word`` for text that appears word by word at a steady pace; with the
+emulator, the model names the recorded reply to serve).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 import llm_rx
+from llm_rx import operators as lxo
 from llm_rx import sinks as lxs
 
 UPSTREAM = os.environ.get("UPSTREAM", "http://127.0.0.1:8000/v1")
@@ -60,6 +62,8 @@ async def chat(request: Request) -> Response:
         await upstream.aclose()
         return JSONResponse({"error": data.decode("utf-8", "replace")}, upstream.status_code)
     events = llm_rx.from_httpx(upstream, provider="openai-chat")
+    if body.get("smooth") in ("word", "line"):  # (one chunk per 10 ms at most)
+        events = events.pipe(lxo.smooth(body["smooth"], delay=0.01))
     # (the browser leaving disposes the events, which closes the upstream response)
     return lxs.sse_response(events, protocol, background=BackgroundTask(upstream.aclose))
 

@@ -1,22 +1,26 @@
-"""The example page (``examples/chat_page.py`` and ``chat_page.html``) in headless Chromium,
-with ``llm-rx serve`` as its upstream, all over real sockets: the page shows each reply's
-text and reasoning, live (one update per chunk), in either protocol, and a reply's markup as
-text, never as markup."""
+"""The example page (``examples/chat_page.py`` and ``chat_page.html``) in headless Chromium
+(driven over the DevTools protocol), with ``llm-rx serve`` as its upstream, all over real
+sockets: the page shows each reply's text and reasoning, live (one update per chunk), in
+either protocol, smoothed word by word when asked, and a reply's markup as text, never as
+markup."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+import httpx
 import pytest
 import uvicorn
+from websockets.sync.client import connect
 
 import llm_rx
 from llm_rx.serve import EmulatorThread
@@ -67,48 +71,81 @@ class Page:
         self._sock.close()
 
 
-class _Dom(HTMLParser):
-    """The text of the elements with an id, and every tag seen (outside scripts)."""
+_SHOWN = """new Promise((resolve) => {
+  const ended = () => document.body && document.body.dataset.state === "ended";
+  const check = () => ended() ? resolve(JSON.stringify({
+    text: document.getElementById("text").textContent,
+    reasoning: document.getElementById("reasoning").textContent,
+    status: document.getElementById("status").textContent,
+    chunks: Number(document.getElementById("status").dataset.chunks),
+    elements: document.querySelectorAll("#text *, #reasoning *").length,
+    title: document.title,
+  })) : setTimeout(check, 20);
+  check();
+})"""
+
+
+class Chromium:
+    """Headless Chromium driven over the DevTools protocol: open a page, and wait (in the
+    page, bounded) until it says the reply ended."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.texts: dict[str, list[str]] = {}
-        self.attrs: dict[str, dict[str, str | None]] = {}
-        self.tags: list[str] = []
-        self._open: list[str | None] = []
+        # (Chromium's helper processes may still write to the profile as it is removed)
+        self._profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
+        self._process = subprocess.Popen(
+            [_chromium(), *FLAGS, f"--user-data-dir={self._profile.name}",
+             "--remote-debugging-port=0", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert self._process.stderr is not None
+        self._browser = ""
+        for line in self._process.stderr:  # (Chromium says where it listens, then goes on)
+            if line.startswith("DevTools listening on "):
+                self._browser = line.split(" on ", 1)[1].strip()
+                break
+        assert self._browser, "Chromium did not start its DevTools endpoint"
+        self._drain = threading.Thread(target=self._process.stderr.read, daemon=True)
+        self._drain.start()
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs).get("id")
-        self.tags.append(tag)
-        if found is not None:
-            self.texts[found] = []
-            self.attrs[found] = dict(attrs)
-        if tag not in ("input", "meta", "br", "img"):
-            self._open.append(found)
+    def show(self, url: str) -> dict[str, Any]:
+        """The page's text, reasoning and status once its reply ended."""
+        port = self._browser.split(":")[2].split("/")[0]
+        target = httpx.put(f"http://127.0.0.1:{port}/json/new?about:blank", timeout=10).json()
+        with connect(target["webSocketDebuggerUrl"], open_timeout=10, max_size=None) as ws:
+            calls = iter(range(1, 1000))
 
-    def handle_endtag(self, tag: str) -> None:
-        if self._open:
-            self._open.pop()
+            def call(method: str, **params: Any) -> dict[str, Any]:
+                number = next(calls)
+                ws.send(json.dumps({"id": number, "method": method, "params": params}))
+                while True:
+                    message = json.loads(ws.recv(timeout=60))
+                    if message.get("id") == number:
+                        assert "error" not in message, message
+                        result: dict[str, Any] = message["result"]
+                        return result
 
-    def handle_data(self, data: str) -> None:
-        for found in self._open:
-            if found is not None:
-                self.texts[found].append(data)
+            call("Page.enable")
+            call("Page.navigate", url=url)
+            while json.loads(ws.recv(timeout=60)).get("method") != "Page.loadEventFired":
+                pass
+            found = call("Runtime.evaluate", expression=_SHOWN, awaitPromise=True,
+                         returnByValue=True, timeout=60_000)
+        shown: dict[str, Any] = json.loads(found["result"]["value"])
+        return shown
 
-    def text(self, element: str) -> str:
-        return "".join(self.texts[element])
+    def close(self) -> None:
+        self._process.terminate()
+        self._process.wait(10)
+        self._drain.join(10)
+        assert self._process.stderr is not None
+        self._process.stderr.close()
+        self._profile.cleanup()
 
 
-def _show(page: str, model: str, protocol: str) -> _Dom:
-    """The page's DOM once the reply was read (virtual time stops while fetches are open)."""
-    with tempfile.TemporaryDirectory() as profile:
-        done = subprocess.run(
-            [_chromium(), *FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=20000",
-             "--dump-dom", f"{page}/?model={model}&protocol={protocol}"],
-            capture_output=True, timeout=120, check=True)
-    dom = _Dom()
-    dom.feed(done.stdout.decode())
-    return dom
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Chromium]:
+    browser = Chromium()
+    yield browser
+    browser.close()
 
 
 @pytest.fixture(scope="module")
@@ -119,21 +156,37 @@ def page(llm_rx_server: EmulatorThread) -> Iterator[str]:
 
 
 SHOWN = ["anthropic/thinking-signature.sse", "openai/chat-text-basic.sse",
-         "gemini/sse-thought-parts.sse"]
+         "gemini/sse-thought-parts.sse", "openai/chat-parallel-tool-calls.sse"]
+
+
+def _model(name: str) -> str:
+    return name.rsplit(".", 1)[0].replace("/", "__")
 
 
 @pytest.mark.parametrize("protocol", ["vercel-ui", "ag-ui"])
 @pytest.mark.parametrize("name", SHOWN)
-def test_chat_page_shows_the_reply_live(page: str, name: str, protocol: str) -> None:
+def test_chat_page_shows_the_reply_live(
+    chromium: Chromium, page: str, name: str, protocol: str
+) -> None:
     cap = capture(name)
     reply = llm_rx.reassemble(cap.data, cap.provider)
-    dom = _show(page, name.rsplit(".", 1)[0].replace("/", "__"), protocol)
-    assert dom.text("text") == reply.text
-    assert dom.text("reasoning") == "".join(b.text for b in reply.content if b.type == "thinking")
-    assert dom.text("status").startswith("done")
-    chunks = dom.attrs["status"]["data-chunks"]
-    assert chunks is not None
-    assert int(chunks) > 5  # (the page was updated chunk by chunk)
+    shown = chromium.show(f"{page}/?model={_model(name)}&protocol={protocol}")
+    assert shown["text"] == reply.text
+    assert shown["reasoning"] == "".join(b.text for b in reply.content if b.type == "thinking")
+    assert shown["status"].startswith("done")
+    assert shown["chunks"] > 5  # (the page was updated chunk by chunk)
+
+
+@pytest.mark.parametrize("protocol", ["vercel-ui", "ag-ui"])
+def test_chat_page_shows_a_smoothed_reply_word_by_word(
+    chromium: Chromium, page: str, protocol: str
+) -> None:
+    cap = capture("openai/chat-text-basic.sse")
+    reply = llm_rx.reassemble(cap.data, cap.provider)
+    shown = chromium.show(f"{page}/?model=openai__chat-text-basic&protocol={protocol}"
+                          "&smooth=word")
+    assert shown["text"] == reply.text
+    assert shown["chunks"] >= len(reply.text.split())  # (a chunk per word at least)
 
 
 MARKUP = '<img src=x onerror="document.title=\'owned\'"><script>document.title="owned"</script>'
@@ -153,8 +206,11 @@ def hostile_page() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("protocol", ["vercel-ui", "ag-ui"])
-def test_chat_page_shows_markup_as_text(hostile_page: str, protocol: str) -> None:
-    dom = _show(hostile_page, "openai__chat-markup", protocol)
-    assert dom.text("text") == MARKUP
-    assert "img" not in dom.tags
-    assert dom.text("status").startswith("done")
+def test_chat_page_shows_markup_as_text(
+    chromium: Chromium, hostile_page: str, protocol: str
+) -> None:
+    shown = chromium.show(f"{hostile_page}/?model=openai__chat-markup&protocol={protocol}")
+    assert shown["text"] == MARKUP
+    assert shown["elements"] == 0  # (no element was made of the reply)
+    assert shown["title"] != "owned"
+    assert shown["status"].startswith("done")
