@@ -104,11 +104,12 @@ class SourceList:
     def __init__(self) -> None:
         self._seen: dict[tuple[str | None, str | None], str] = {}
 
-    def of_block(self, provider: str, raw: Any) -> list[tuple[str, Citation]]:
-        """The new sources of one citation kept on a text block."""
+    def of_block(self, provider: str, raw: Any) -> list[tuple[str, Citation]] | None:
+        """The new sources of one citation kept on a text block (``None``: it names none)."""
         found = citations(Response(provider=provider, content=[TextBlock(text="",
                                                                           citations=[raw])]))
-        return self._new(found[0])
+        named = [c for c in found[0] if c.url is not None or c.title is not None]
+        return self._new(tuple(named)) if named else None
 
     def of_message(self, provider: str, extra: Mapping[str, Any],
                    choice_extra: Mapping[str, Any]) -> list[tuple[str, Citation]]:

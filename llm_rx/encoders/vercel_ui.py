@@ -206,9 +206,10 @@ class VercelUIEncoder(Encoder):
 
     def _on_citation(self, event: CitationDelta, out: list[bytes]) -> None:
         found = self._sources.of_block(self.source or "", event.citation)
-        if not found:
+        if found is None:
             self.drop("citation", event.index, "a citation that names no source",
                       event.citation)
+            return
         self._open(out)
         out.extend(self._source(source_id, citation) for source_id, citation in found)
 

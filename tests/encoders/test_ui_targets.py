@@ -15,6 +15,7 @@ import llm_rx
 from llm_rx import Response, ThinkingBlock
 from llm_rx import operators as lxo
 from llm_rx.events import Event
+from llm_rx.wire.citations import citations
 from tests.captures import CAPTURES, Capture, capture
 from tests.streams import DONE, chat_chunk, sse
 from tests.ui_judges import ag_ui_events, ag_ui_report, read_ui_streams
@@ -231,3 +232,23 @@ def test_ui_targets_read_the_events_alone() -> None:
         one = llm_rx.encoders.make_encoder(target)
         two = llm_rx.encoders.make_encoder(target)
         assert one.encode(events) + one.finish() == two.encode(again) + two.finish()
+
+
+@pytest.mark.parametrize("name", ["anthropic/web-search-citations.sse",
+                                  "gemini/sse-google-search-grounding.sse",
+                                  "openai/responses-annotations-raw.sse"])
+def test_vercel_ui_citations_are_the_replys_sources_each_once(
+    name: str, ui_read: dict[str, dict[str, Any]]
+) -> None:
+    cap = capture(name)
+    response = llm_rx.reassemble(cap.data, cap.provider)
+    cited = {c.url for block in citations(response) for c in block
+             if c.url is not None}
+    parts = ui_read[name]["message"]["parts"]
+    urls = [p["url"] for p in parts if p["type"] == "source-url"]
+    assert cited
+    assert set(urls) == cited
+    assert len(urls) == len(set(urls))
+    lost: list[llm_rx.Dropped] = []
+    llm_rx.translate(cap.data, "vercel-ui", cap.provider, on_dropped=lost.append)
+    assert not [item for item in lost if item.what == "citation"]
