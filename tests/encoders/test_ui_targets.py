@@ -6,6 +6,9 @@ turn, a cut or failed reply never finished, usage only where reported."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -252,3 +255,19 @@ def test_vercel_ui_citations_are_the_replys_sources_each_once(
     lost: list[llm_rx.Dropped] = []
     llm_rx.translate(cap.data, "vercel-ui", cap.provider, on_dropped=lost.append)
     assert not [item for item in lost if item.what == "citation"]
+
+
+@pytest.mark.parametrize("name", ["anthropic/thinking-signature.sse",
+                                  "gemini/sse-function-call-thought-signature.sse",
+                                  "anthropic/error-overloaded-midstream.synthetic.sse"])
+def test_ag_ui_validate_command_passes_the_recorded_run(name: str, tmp_path: Path) -> None:
+    command = shutil.which("ag-ui-validate")
+    assert command is not None  # (installed with the dev extra)
+    cap = capture(name)
+    recorded = tmp_path / "run.sse"
+    recorded.write_bytes(llm_rx.translate(cap.data, "ag-ui", cap.provider))
+    done = subprocess.run([command, str(recorded), "--json", "--fail-on", "warning"],
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stdout[-2000:]
+    report = orjson.loads(done.stdout)
+    assert (report["summary"]["errors"], report["summary"]["warnings"]) == (0, 0)
