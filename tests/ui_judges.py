@@ -50,6 +50,16 @@ def read_ui_streams(bodies: list[bytes]) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in done.stdout.splitlines()]
 
 
+def read_ui_endpoint(url: str) -> dict[str, Any]:
+    """What ``useChat``'s own transport (``DefaultChatTransport``) reads from ``url`` when it
+    posts a chat there, read as ``read_ui_streams`` reads a body."""
+    node = need_node()
+    done = subprocess.run([node, str(JS / "read_ui_stream.mjs"), url], capture_output=True,
+                          timeout=120, check=True)
+    read: dict[str, Any] = orjson.loads(done.stdout)
+    return read
+
+
 def ag_ui_events(body: bytes) -> list[dict[str, Any]]:
     """The body's events, each validated by ``ag-ui-protocol``'s models (and written back by
     them to the same JSON: nothing unknown, nothing lost)."""

@@ -1,19 +1,28 @@
 // Reads UI message streams (AI SDK protocol v1, as llm-rx writes them) with the AI SDK's own
 // client code: parseJsonEventStream with uiMessageChunkSchema (what DefaultChatTransport
-// does), then readUIMessageStream. For each file named on the command line, prints one JSON
-// line: {"file", "message" (the last UI message), "errors" (error chunks and schema failures),
-// "chunks" (the chunk types in order), "next" (the message as the next request's model
-// messages: convertToModelMessages, what a server does with what the page sends back)}.
+// does), then readUIMessageStream. An argument that is a URL is asked by useChat's own
+// transport instead (DefaultChatTransport.sendMessages: a POST of the chat's messages). For
+// each file or URL named on the command line, prints one JSON line: {"file", "message" (the
+// last UI message), "errors" (error chunks and schema failures), "chunks" (the chunk types in
+// order), "next" (the message as the next request's model messages: convertToModelMessages,
+// what a server does with what the page sends back)}.
 import { readFile } from "node:fs/promises";
 import {
-  convertToModelMessages, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema,
+  DefaultChatTransport, convertToModelMessages, parseJsonEventStream, readUIMessageStream,
+  uiMessageChunkSchema,
 } from "ai";
 
-async function read(file) {
+async function parsedChunks(file, errors) {
+  if (/^https?:\/\//.test(file)) {
+    const transport = new DefaultChatTransport({ api: file });
+    const messages = [{ id: "u1", role: "user", parts: [{ type: "text", text: "Hello" }] }];
+    return transport.sendMessages({
+      chatId: "c1", messages, trigger: "submit-message", messageId: undefined,
+      abortSignal: undefined,
+    });
+  }
   const body = await readFile(file);
-  const errors = [];
-  const chunks = [];
-  const stream = parseJsonEventStream({
+  return parseJsonEventStream({
     stream: new Response(body).body,
     schema: uiMessageChunkSchema,
   }).pipeThrough(new TransformStream({
@@ -22,8 +31,18 @@ async function read(file) {
         errors.push(`schema: ${result.error.message}`);
         return;
       }
-      chunks.push(result.value.type);
       controller.enqueue(result.value);
+    },
+  }));
+}
+
+async function read(file) {
+  const errors = [];
+  const chunks = [];
+  const stream = (await parsedChunks(file, errors)).pipeThrough(new TransformStream({
+    transform(chunk, controller) {
+      chunks.push(chunk.type);
+      controller.enqueue(chunk);
     },
   }));
   let message = null;

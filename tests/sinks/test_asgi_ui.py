@@ -27,7 +27,7 @@ from llm_rx import sinks as lxs
 from llm_rx.events import BlockStart, Event, MessageStart, TextDelta
 from llm_rx.serve._server import bind, url_of
 from tests.captures import capture
-from tests.ui_judges import read_ui_streams
+from tests.ui_judges import read_ui_endpoint, read_ui_streams
 
 THINKING = capture("anthropic/thinking-signature.sse")
 disposed = {"vercel-ui": threading.Event(), "ag-ui": threading.Event()}
@@ -75,6 +75,15 @@ def test_sse_response_vercel_ui_has_the_ai_sdk_header_and_its_client_reads_it(
     assert read["errors"] == []
     text = "".join(p["text"] for p in read["message"]["parts"] if p["type"] == "text")
     assert text == llm_rx.reassemble(THINKING.data, "anthropic").text
+
+
+def test_sse_response_vercel_ui_is_what_use_chats_transport_reads(server: str) -> None:
+    read = read_ui_endpoint(f"{server}/vercel-ui")
+    assert read["errors"] == []
+    reply = llm_rx.reassemble(THINKING.data, "anthropic")
+    parts = read["message"]["parts"]
+    assert "".join(p["text"] for p in parts if p["type"] == "text") == reply.text
+    assert read["chunks"][-1] == "finish"
 
 
 def test_sse_response_headers_given_win(server: str) -> None:
