@@ -13,7 +13,9 @@ the emulator::
 
 and open ``http://127.0.0.1:9000/?model=openai__chat-text-basic`` (``&protocol=ag-ui`` for
 AG-UI, ``&smooth=word`` for text that appears word by word at a steady pace; with the
-emulator, the model names the recorded reply to serve).
+emulator, the model names the recorded reply to serve). ``/api/chat`` also takes what a
+real client posts: point ``useChat``'s ``DefaultChatTransport`` or an AG-UI ``HttpAgent`` at
+``/api/chat?model=...&protocol=...``.
 """
 
 from __future__ import annotations
@@ -45,9 +47,26 @@ async def page(request: Request) -> Response:
     return HTMLResponse(PAGE.read_text(encoding="utf-8"))
 
 
+def _prompt(body: dict[str, Any]) -> str:
+    """The prompt: the page's own ``prompt``, or the last user message's text of what a real
+    client posts (``useChat``'s UI messages with ``parts``, AG-UI's ``RunAgentInput``)."""
+    if isinstance(body.get("prompt"), str):
+        return str(body["prompt"])
+    for message in reversed(body.get("messages") or []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            return "".join(part.get("text", "") for part in message.get("parts") or ()
+                           if isinstance(part, dict) and part.get("type") == "text")
+    return ""
+
+
 async def chat(request: Request) -> Response:
     body: dict[str, Any] = await request.json()
-    protocol = body.get("protocol", "vercel-ui")
+    for name in ("model", "protocol", "smooth"):  # (a real client names them in the URL)
+        body.setdefault(name, request.query_params.get(name))
+    protocol = body.get("protocol") or "vercel-ui"
     if protocol not in PROTOCOLS:
         return JSONResponse({"error": f"protocol is one of {', '.join(PROTOCOLS)}"}, 400)
     client: httpx.AsyncClient = request.app.state.client
@@ -55,7 +74,7 @@ async def chat(request: Request) -> Response:
         "POST", f"{request.app.state.upstream}/chat/completions",
         json={"model": body.get("model"), "stream": True,
               "stream_options": {"include_usage": True},
-              "messages": [{"role": "user", "content": str(body.get("prompt", ""))}]},
+              "messages": [{"role": "user", "content": _prompt(body)}]},
         headers={"authorization": f"Bearer {API_KEY}"}), stream=True)
     if upstream.status_code >= 400:
         data = await upstream.aread()

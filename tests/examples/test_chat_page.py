@@ -6,6 +6,7 @@ markup."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import shutil
@@ -20,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from ag_ui_validate.transport import TransportOptions, validate_endpoint
 from websockets.sync.client import connect
 
 import llm_rx
@@ -27,6 +29,7 @@ from llm_rx.serve import EmulatorThread
 from llm_rx.serve._server import bind, url_of
 from tests.captures import capture
 from tests.streams import DONE, chat_chunk, sse
+from tests.ui_judges import read_ui_endpoint
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "chat_page.py"
 # (the flags a headless run in a container needs, and nothing that reaches the network)
@@ -187,6 +190,24 @@ def test_chat_page_shows_a_smoothed_reply_word_by_word(
                           "&smooth=word")
     assert shown["text"] == reply.text
     assert shown["chunks"] >= len(reply.text.split())  # (a chunk per word at least)
+
+
+def test_chat_page_endpoint_serves_use_chats_transport(page: str) -> None:
+    read = read_ui_endpoint(f"{page}/api/chat?model=anthropic__thinking-signature")
+    assert read["errors"] == []
+    cap = capture("anthropic/thinking-signature.sse")
+    parts = read["message"]["parts"]
+    text = "".join(p["text"] for p in parts if p["type"] == "text")
+    assert text == llm_rx.reassemble(cap.data, cap.provider).text
+
+
+def test_chat_page_endpoint_passes_ag_ui_validate_as_an_agent(page: str) -> None:
+    result = asyncio.run(validate_endpoint(
+        f"{page}/api/chat?model=openai__chat-parallel-tool-calls&protocol=ag-ui",
+        TransportOptions(timeout_ms=30_000)))
+    summary = result.report.summary
+    assert (summary.errors, summary.warnings) == (0, 0), result.report.diagnostics
+    assert result.event_count > 10
 
 
 MARKUP = '<img src=x onerror="document.title=\'owned\'"><script>document.title="owned"</script>'
