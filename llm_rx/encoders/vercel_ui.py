@@ -18,7 +18,7 @@ result ``tool-output-available``. Citations are ``source-url`` (a source with a 
 ``source-document`` parts, each source once. The end: ``finish-step``, ``finish`` (the
 finish reason by the stop table; the stop reason and the usage in ``messageMetadata``), then
 ``data: [DONE]``. A provider error or a cut source is an ``error`` chunk, then
-``data: [DONE]``, never ``finish``.
+``data: [DONE]``, never ``finish``; a cancelled source an ``abort`` chunk.
 """
 
 from __future__ import annotations
@@ -270,5 +270,8 @@ class VercelUIEncoder(Encoder):
 
     def _on_cut(self, error: LlmRxError, out: list[bytes]) -> None:
         self._open(out)
-        out.append(_chunk({"type": "error", "errorText": _cut(error)}))
+        if error.kind == "cancelled":  # (stopped on purpose: the AI SDK's abort)
+            out.append(_chunk({"type": "abort", "reason": "the reply was cancelled"}))
+        else:
+            out.append(_chunk({"type": "error", "errorText": _cut(error)}))
         out.append(_DONE)

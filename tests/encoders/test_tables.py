@@ -13,7 +13,12 @@ import llm_rx
 from llm_rx import Dropped
 from llm_rx.encoders import ENCODERS, make_encoder
 from llm_rx.encoders._tables import DROPPED, STOP, WAITS
-from llm_rx.errors import IncompleteStreamError, LlmRxError, ProviderError
+from llm_rx.errors import (
+    CancelledStreamError,
+    IncompleteStreamError,
+    LlmRxError,
+    ProviderError,
+)
 from llm_rx.events import (
     BlockStart,
     BlockStop,
@@ -127,6 +132,7 @@ _ROWS: dict[str, tuple[list[Event], list[Event], LlmRxError | None]] = {
     "stop": (_OPENED, [MessageStop("end_turn")], None),
     "provider error": (_OPENED, [], ProviderError("overloaded")),
     "cut source": (_OPENED, [], IncompleteStreamError("cut")),
+    "cancelled source": (_OPENED, [], CancelledStreamError("stopped")),
 }
 
 

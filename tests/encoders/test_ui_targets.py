@@ -271,3 +271,33 @@ def test_ag_ui_validate_command_passes_the_recorded_run(name: str, tmp_path: Pat
     assert done.returncode == 0, done.stdout[-2000:]
     report = orjson.loads(done.stdout)
     assert (report["summary"]["errors"], report["summary"]["warnings"]) == (0, 0)
+
+
+@pytest.mark.parametrize("upto", [5, 40, 60])  # (inside the reasoning, the text, at its end)
+def test_ui_cancelled_source_is_an_abort_and_a_cancelled_run(upto: int) -> None:
+    events: list[Event] = []
+    llm_rx.from_bytes(capture("anthropic/thinking-signature.sse").data, "anthropic").subscribe(
+        events.append)
+    cancelled = llm_rx.errors.CancelledStreamError("the page went away")
+    ui = llm_rx.encoders.make_encoder("vercel-ui")
+    body = ui.encode(events[:upto]) + ui.finish(cancelled)
+    [read] = read_ui_streams([body])
+    assert read["chunks"][-1] == "abort"
+    assert "finish" not in read["chunks"]
+    run = llm_rx.encoders.make_encoder("ag-ui")
+    body = run.encode(events[:upto]) + run.finish(cancelled)
+    last = ag_ui_events(body)[-1]
+    assert (last["type"], last["outcome"]) == ("RUN_FINISHED", {"type": "cancelled"})
+    report = ag_ui_report(body)
+    assert (report.summary.errors, report.summary.warnings) == (0, 0), report.diagnostics
+
+
+def test_ag_ui_cancelled_inside_a_tool_call_is_a_run_error() -> None:
+    events: list[Event] = []
+    cap = capture("openai/chat-parallel-tool-calls.sse")
+    llm_rx.from_bytes(cap.data, cap.provider).subscribe(events.append)
+    upto = next(i for i, e in enumerate(events) if type(e).__name__ == "ToolArgsDelta") + 2
+    run = llm_rx.encoders.make_encoder("ag-ui")
+    body = run.encode(events[:upto]) + run.finish(llm_rx.errors.CancelledStreamError("gone"))
+    assert ag_ui_events(body)[-1]["type"] == "RUN_ERROR"
+    assert ag_ui_report(body).summary.errors == 0
