@@ -26,6 +26,8 @@ if os.environ.get("CI"):
 _SLOW_FOLDERS = ("docs", "examples", "redis", "serve")
 _SLOW_MODULES = frozenset({
     "encoders/test_round_trip.py",
+    "encoders/test_ui_targets.py",
+    "sinks/test_asgi_ui.py",
     "sinks/test_gallery.py",
     "sinks/test_notebooks.py",
     "sources/test_httpx.py",
