@@ -71,11 +71,29 @@ def test_readme_quickstart_commands_are_what_ci_runs() -> None:
     commands = [code.strip() for language, code in FENCE.findall(_section("Quickstart"))
                 if language == "sh"]
     assert commands == ["python3 -m pip install '.[rich]' && llm-rx demo",
-                        "python3 -m pip install -e '.[dev]' && python3 -m pytest"]
+                        "python3 -m pip install -c constraints.txt -e '.[dev]' "
+                        "&& python3 -m pytest"]
     ci = (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
-    assert any(line.startswith("python3 -m pip install") and " -e '.[dev]' " in line
-               for line in ci)
+    assert any(line.startswith("python3 -m pip install")
+               and " -c constraints.txt -e '.[dev]' " in line for line in ci)
     assert "python3 -m pytest" in ci
+
+
+def test_constraints_pin_every_package_the_dev_extra_names() -> None:
+    # bug class: a package added to an extra without .ci/lock run again is resolved anew on
+    # every fresh machine, at whatever version is newest that day
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg", encoding="utf-8")
+    wanted = {re.split(r"[\[<>=!~ ]", line.strip(), maxsplit=1)[0].lower().replace("_", "-")
+              for line in config["options.extras_require"]["dev"].splitlines() if line.strip()}
+    wanted |= {re.split(r"[<>=!~ ]", line.strip(), maxsplit=1)[0].lower()
+               for line in config["options"]["install_requires"].splitlines() if line.strip()}
+    pinned = {line.split("==", 1)[0].lower().replace("_", "-")
+              for line in (ROOT / "constraints.txt").read_text("utf-8").splitlines()
+              if "==" in line and not line.startswith("#")}
+    assert wanted <= pinned, sorted(wanted - pinned)
 
 
 def test_readme_performance_figures_are_the_performance_pages() -> None:
