@@ -356,7 +356,10 @@ def test_to_native_responses_reencodes_another_provider(name: str) -> None:
                 c.arguments for c in resp.tool_calls if c.id == item.call_id)
     reasoning = [i for i in parsed.output if i.type == "reasoning"]
     assert len(reasoning) == len([b for b in resp.content if isinstance(b, ThinkingBlock)])
-    assert all(item.encrypted_content is None for item in reasoning)  # not OpenAI's to read
+    # The signature (or redacted data) rides along as encrypted_content, as the stream
+    # carries it: a client that sends the item back through llm-rx keeps its next turn valid.
+    thinking = [b for b in resp.content if isinstance(b, ThinkingBlock)]
+    assert [item.encrypted_content for item in reasoning] == [b.signature for b in thinking]
     assert parsed.usage is not None
     assert parsed.usage.input_tokens == resp.usage.input_tokens
     assert parsed.status == "completed"

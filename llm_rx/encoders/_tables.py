@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..native._responses_resource import resource_usage
 from ..response import StopReason, Usage
 
 __all__ = [
@@ -195,16 +196,7 @@ def openai_chat_usage(usage: Usage) -> dict[str, Any] | None:
 def responses_usage(usage: Usage) -> dict[str, Any] | None:
     """Responses' usage object is required whole: written only when the input and output
     counts are known (its detail counts, required too, are then ``0`` when unreported)."""
-    if usage.input_tokens is None or usage.output_tokens is None:
-        return None
-    return {
-        "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": usage.cache_read_tokens or 0,
-                                 "cache_write_tokens": usage.cache_write_tokens or 0},
-        "output_tokens": usage.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
-        "total_tokens": usage.input_tokens + usage.output_tokens,
-    }
+    return resource_usage(usage)
 
 
 def anthropic_usage(usage: Usage) -> dict[str, Any]:

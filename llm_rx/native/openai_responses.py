@@ -7,8 +7,12 @@ verbatim, and the response's fields come from the stream's last snapshot (``extr
 final ``status`` of each item is inferred: ``completed``, or ``incomplete`` for the last item
 of an incomplete response. The token logprobs (one list per response) go on the first text
 part. A response of another provider is re-encoded from its canonical fields: consecutive
-text and refusal blocks make one message, each thinking block a reasoning item (without a
-foreign signature, which OpenAI could not read), each tool call a ``function_call``.
+text and refusal blocks make one message (another provider's block that has no item here
+does not split it), each thinking block a reasoning item (its text a ``reasoning_text`` part,
+its signature or redacted data ``encrypted_content``), each tool call a ``function_call``,
+items named as :mod:`._responses_resource` names them, and the response has every field the
+Open Responses specification requires: the body equals the ``response.completed`` that
+``encode("openai-responses")`` writes for the same reply.
 """
 
 from __future__ import annotations
@@ -25,26 +29,12 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
+from ._responses_resource import item_id, resource, resource_usage, responses_citation
 from ._shared import usage_body
 
 __all__ = ["to_openai_responses"]
 
 _INCOMPLETE = {"max_tokens": "max_output_tokens", "content_filter": "content_filter"}
-
-
-def _encode_usage(usage: Usage) -> dict[str, Any]:
-    prompt = usage.input_tokens or 0
-    output = usage.output_tokens or 0
-    return {
-        "input_tokens": prompt,
-        "input_tokens_details": {
-            "cached_tokens": usage.cache_read_tokens or 0,
-            "cache_write_tokens": usage.cache_write_tokens or 0,
-        },
-        "output_tokens": output,
-        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
-        "total_tokens": prompt + output,
-    }
 
 
 def _annotation(citation: Any) -> Any:
@@ -59,6 +49,7 @@ class _Output:
 
     def __init__(self, response: Response, same_provider: bool) -> None:
         self.same = same_provider
+        self.response_id = response.id
         self.items: list[dict[str, Any]] = []
         self._by_id: dict[str, dict[str, Any]] = {}
         self._message: dict[str, Any] | None = None  # the open foreign message
@@ -66,19 +57,20 @@ class _Output:
 
     def _item(self, block: Block, kind: str, **empty: Any) -> dict[str, Any]:
         meta = (block.meta or {}) if self.same else {}
-        item_id = meta.get("item_id")
-        if isinstance(item_id, str) and item_id in self._by_id:
-            return self._by_id[item_id]
+        key = meta.get("item_id")
+        if isinstance(key, str) and key in self._by_id:
+            return self._by_id[key]
         fields = meta.get("item")
-        item: dict[str, Any] = {"id": item_id if isinstance(item_id, str) else ""}
+        own = item_id(kind, self.response_id, len(self.items)) if not self.same else ""
+        item: dict[str, Any] = {"id": key if isinstance(key, str) else own}
         item.update(fields if isinstance(fields, dict) else {"type": kind})
-        for key in ("content", "summary"):
-            if key in item:
-                item[key] = []  # the meta's empty list stands for the key: never share it
-        for key, value in empty.items():
-            item.setdefault(key, value)
-        if isinstance(item_id, str):
-            self._by_id[item_id] = item
+        for field in ("content", "summary"):
+            if field in item:
+                item[field] = []  # the meta's empty list stands for the key: never share it
+        for field, value in empty.items():
+            item.setdefault(field, value)
+        if isinstance(key, str):
+            self._by_id[key] = item
         self.items.append(item)
         return item
 
@@ -86,15 +78,17 @@ class _Output:
         template = (block.meta or {}).get("part") if self.same else None
         return dict(template) if isinstance(template, dict) else dict(defaults)
 
-    def add(self, block: Block) -> None:
+    def add(self, block: Block, index: int) -> None:
         if isinstance(block, (TextBlock, RefusalBlock)):
             self._content(block)
             return
+        if not self.same and not isinstance(block, (ThinkingBlock, ToolCallBlock)):
+            return  # (another provider's block: no item here, so no split either)
         self._message = None
         if isinstance(block, ThinkingBlock):
             self._reasoning(block)
         elif isinstance(block, ToolCallBlock):
-            self._tool_call(block)
+            self._tool_call(block, index)
         elif self.same and isinstance(block, OpaqueBlock) and isinstance(block.raw, dict):
             meta = block.meta or {}
             if "channel" in meta:  # a part type nobody models, in its item
@@ -125,11 +119,11 @@ class _Output:
             part["refusal"] = block.text
         else:
             part = self._part(block, {"type": "output_text", "annotations": [], "logprobs": []})
-            annotations = [_annotation(citation) for citation in block.citations]
-            if not self.same:  # only what a Responses annotation can say
-                annotations = [a for a in annotations
-                               if isinstance(a, dict) and a.get("type") == "url_citation"]
-            part["annotations"] = annotations
+            if self.same:
+                part["annotations"] = [_annotation(citation) for citation in block.citations]
+            else:  # only what a Responses annotation can say
+                flat = (responses_citation(citation) for citation in block.citations)
+                part["annotations"] = [a for a in flat if a is not None]
             if "logprobs" in part:
                 part["logprobs"], self._logprobs = self._logprobs, []
             part["text"] = block.text
@@ -137,34 +131,36 @@ class _Output:
 
     def _reasoning(self, block: ThinkingBlock) -> None:
         item = self._item(block, "reasoning", summary=[])
-        channel = (block.meta or {}).get("channel") if self.same else "summary"
-        if channel in ("summary", "content") and (block.text or self.same):
+        channel = (block.meta or {}).get("channel") if self.same else "content"
+        if channel in ("summary", "content") and (self.same or not block.redacted):
             kind = "summary_text" if channel == "summary" else "reasoning_text"
             part = self._part(block, {"type": kind})
             part["text"] = block.text
             item.setdefault(channel, []).append(part)
-        if self.same and block.signature is not None:
+        if block.signature is not None:
             item["encrypted_content"] = block.signature
 
-    def _tool_call(self, block: ToolCallBlock) -> None:
-        item = self._item(block, "function_call", status="completed")
+    def _tool_call(self, block: ToolCallBlock, index: int) -> None:
+        # (a call of the source's own with no status keeps none)
+        item = self._item(block, "function_call", **({} if self.same else {"status": "completed"}))
         raw = block.raw_arguments  # as the wire had it; another provider's no-argument call
         if not self.same and not raw and block.arguments == {}:  # is "{}" here
             raw = "{}"
-        item["call_id"] = block.id or ""
+        item["call_id"] = block.id or ("" if self.same else f"call_{index}")
         item["name"] = block.name or ""
         item["input" if item.get("type") == "custom_tool_call" else "arguments"] = raw
 
 
-def _statuses(items: list[dict[str, Any]], response: Response) -> None:
-    """Each item's final status: it ended as the response did."""
+def _statuses(items: list[dict[str, Any]], response: Response, same: bool) -> None:
+    """Each item's final status: it ended as the response did (a limit ends the last item,
+    of another provider's reply the message still being written)."""
     final = "completed" if response.complete else "in_progress"
     for position, item in enumerate(items):
         if "status" not in item or item.get("type") not in (
             "message", "reasoning", "function_call", "custom_tool_call"
         ):
             continue
-        last = position == len(items) - 1
+        last = position == len(items) - 1 and (same or item.get("type") == "message")
         item["status"] = "incomplete" if last and response.stop_reason in _INCOMPLETE else final
 
 
@@ -172,13 +168,10 @@ def to_openai_responses(response: Response) -> dict[str, Any]:
     """The ``response`` object (what ``POST /v1/responses`` without ``stream`` returns)."""
     same = response.provider == "openai-responses"
     output = _Output(response, same)
-    for block in response.content:
-        output.add(block)
-    _statuses(output.items, response)
-    body: dict[str, Any] = {"id": response.id or "", "object": "response", "created_at": 0}
-    if same:
-        body.update(response.extra)
-    else:
+    for index, block in enumerate(response.content):
+        output.add(block, index)
+    _statuses(output.items, response, same)
+    if not same:
         status, details, error = "completed", None, None
         if response.stop_reason in _INCOMPLETE:
             status, details = "incomplete", {"reason": _INCOMPLETE[response.stop_reason]}
@@ -186,10 +179,20 @@ def to_openai_responses(response: Response) -> dict[str, Any]:
             status = "failed" if response.error.kind != "incomplete" else "in_progress"
             if response.error.kind == "provider":
                 error = {"code": "server_error", "message": response.error.message}
-        body.update(status=status, error=error, incomplete_details=details)
+        return resource(
+            id=response.id, model=response.model, status=status, fields=response.extra,
+            output=output.items, usage=response.usage, error=error,
+            incomplete_details=details,
+            tools=[b.name or "" for b in response.content if isinstance(b, ToolCallBlock)])
+    body: dict[str, Any] = {"id": response.id or "", "object": "response", "created_at": 0}
+    body.update(response.extra)
     body["model"] = response.model or ""
     body["output"] = output.items
     for key, value in (("parallel_tool_calls", True), ("tool_choice", "auto"), ("tools", [])):
         body.setdefault(key, value)
-    body["usage"] = usage_body(response.usage, same, _encode_usage)
+    body["usage"] = usage_body(response.usage, same, _usage_of)
     return body
+
+
+def _usage_of(usage: Usage) -> dict[str, Any]:
+    return resource_usage(usage) or {}
