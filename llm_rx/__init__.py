@@ -62,7 +62,14 @@ from .response import (
     ToolCallBlock,
     Usage,
 )
-from .sources import from_async_bytes, from_bytes, from_file, from_httpx, from_sdk
+from .sources import (
+    from_async_bytes,
+    from_bytes,
+    from_file,
+    from_httpx,
+    from_sdk,
+    from_websocket,
+)
 from .wire.providers import ProviderId, ProviderName
 from .wire.registry import PROVIDERS, make_decoder, sniff
 
@@ -124,6 +131,7 @@ __all__ = [
     "from_httpx",
     "from_native",
     "from_sdk",
+    "from_websocket",
     "make_decoder",
     "reassemble",
     "sniff",

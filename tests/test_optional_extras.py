@@ -16,7 +16,7 @@ def test_importing_llm_rx_imports_neither_extra() -> None:
         "from llm_rx import operators as lxo\n"
         "lxo.fan_out(lxo.to_response()); lxo.share()\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('genai_prices', 'opentelemetry')))\n"
+        "('genai_prices', 'opentelemetry', 'websockets')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True)

@@ -18,7 +18,7 @@ import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from .._reassemble import reassemble
 from .._translate import translate
@@ -202,7 +202,10 @@ def create_app(
         from ..data import bundled_folder
 
         paths = [bundled_folder()]
+    from ._websocket import responses_socket  # (it builds on this module)
+
     index = CaptureIndex.load(paths)
-    app = Starlette(routes=[Route("/{path:path}", _handle, methods=["POST"])])
+    app = Starlette(routes=[Route("/{path:path}", _handle, methods=["POST"]),
+                            WebSocketRoute("/{path:path}", responses_socket)])
     app.state.emulator = Emulator(index, Pacing(pace, read_size))
     return app

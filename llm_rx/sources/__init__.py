@@ -6,6 +6,7 @@ from ._httpx import from_httpx
 from ._redis import RedisEntry, from_redis
 from ._sdk import from_sdk
 from ._source import EventSource
+from ._websocket import from_websocket
 
 __all__ = [
     "EventSource",
@@ -16,5 +17,6 @@ __all__ = [
     "from_httpx",
     "from_redis",
     "from_sdk",
+    "from_websocket",
     "iter_file",
 ]
