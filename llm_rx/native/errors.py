@@ -100,9 +100,11 @@ def error_frame(provider: str, form: str, message: str, *, first: bool = False) 
     if provider in ("openai-chat", "openai-completions"):
         error = {"message": message, "type": "server_error", "param": None, "code": None}
         return _sse(None, {"error": error})
-    if provider == "openai-responses":
+    if provider == "openai-responses":  # (OpenAI's flat fields and the specification's
+        nested = {"type": "server_error", "code": "server_error", "message": message,
+                  "param": None}  # ``error`` object: each reader finds its own)
         return _sse("error", {"type": "error", "code": "server_error", "message": message,
-                              "param": None, "sequence_number": 0})
+                              "param": None, "error": nested, "sequence_number": 0})
     if provider == "anthropic":
         return _sse("error", {"type": "error",
                               "error": {"type": "overloaded_error", "message": message}})

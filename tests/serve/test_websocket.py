@@ -1,0 +1,208 @@
+"""The emulator's WebSocket mode on /v1/responses (DESIGN section 7), read by real clients:
+the ``websockets`` package (sync and asyncio) through ``llm_rx.from_websocket``, and the
+official openai SDK's ``client.responses.connect()``. Every capture is served over one
+socket, one response after another, each event the same JSON the HTTP stream carries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import openresponses_types as spec
+import pytest
+from websockets.asyncio.client import connect as async_connect
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+import llm_rx
+from llm_rx import Response
+from llm_rx.errors import ProviderError
+from llm_rx.operators import to_response
+from llm_rx.serve import EmulatorThread
+from tests.captures import CAPTURES, Capture
+from tests.encoders.test_open_responses import DEPARTURES
+from tests.open_responses import event_errors, events_of
+
+TIMEOUT = 10.0
+
+
+def _ws_url(server: EmulatorThread, path: str = "/v1/responses") -> str:
+    return server.url.replace("http://", "ws://") + path
+
+
+def _id(cap: Capture) -> str:
+    return cap.name.rsplit(".", 1)[0].replace("/", "__")
+
+
+@pytest.fixture(scope="module")
+def socket(llm_rx_server: EmulatorThread) -> Iterator[ClientConnection]:
+    with connect(_ws_url(llm_rx_server), open_timeout=TIMEOUT, close_timeout=TIMEOUT,
+                 max_size=None) as ws:
+        yield ws
+
+
+def _create(ws: ClientConnection, model: str, **fields: Any) -> None:
+    ws.send(json.dumps({"type": "response.create", "model": model, "input": "hi", **fields}))
+
+
+def _messages(ws: ClientConnection) -> list[dict[str, Any]]:
+    """One response's messages, up to its terminal event."""
+    out: list[dict[str, Any]] = []
+    while True:
+        out.append(json.loads(ws.recv(timeout=TIMEOUT)))
+        if out[-1]["type"] in ("response.completed", "response.incomplete", "response.failed",
+                               "error"):
+            return out
+
+
+def _http_events(server: EmulatorThread, cap: Capture) -> list[dict[str, Any]]:
+    import httpx
+
+    reply = httpx.post(f"{server.url}/v1/responses", json={"model": _id(cap), "stream": True},
+                       timeout=TIMEOUT)
+    return list(events_of(reply.content))
+
+
+SERVED = [cap for cap in CAPTURES if not cap.name.endswith(".partial.sse")]
+
+
+@pytest.mark.parametrize("cap", SERVED, ids=lambda cap: cap.name)
+def test_every_capture_over_one_socket_is_the_http_stream_s_events(
+    cap: Capture, socket: ClientConnection, llm_rx_server: EmulatorThread
+) -> None:
+    _create(socket, _id(cap))
+    messages = _messages(socket)
+    assert messages == _http_events(llm_rx_server, cap)
+    if cap.name not in DEPARTURES:
+        assert [error for m in messages for error in event_errors(m)] == []
+
+
+def _read(ws: ClientConnection) -> Response:
+    return llm_rx.from_websocket(ws).pipe(to_response()).run()
+
+
+def test_from_websocket_reads_one_response_at_a_time(socket: ClientConnection) -> None:
+    for name in ("anthropic/thinking-signature.sse", "openai/responses-basic-llm.sse",
+                 "gemini/sse-function-call-gemini2.sse"):
+        cap = next(c for c in CAPTURES if c.name == name)
+        _create(socket, _id(cap))
+        got = _read(socket)
+        want = llm_rx.reassemble(llm_rx.translate(cap.data, to="openai-responses",
+                                                  provider=cap.provider), "openai-responses")
+        assert got.complete
+        assert got.text == want.text
+        assert [(c.name, c.arguments) for c in got.tool_calls] == [
+            (c.name, c.arguments) for c in want.tool_calls]
+
+
+def test_the_capture_header_on_the_upgrade_chooses(llm_rx_server: EmulatorThread) -> None:
+    headers = {"x-llm-rx-capture": "openai/responses-basic-llm"}
+    with connect(_ws_url(llm_rx_server), additional_headers=headers,
+                 open_timeout=TIMEOUT) as ws:
+        _create(ws, "any-model")
+        assert _read(ws).text == "pong"
+
+
+def test_an_unknown_capture_is_an_error_message_and_the_socket_stays_open(
+    socket: ClientConnection,
+) -> None:
+    _create(socket, "no-such-capture")
+    [error] = _messages(socket)
+    spec.WebSocketErrorEvent.model_validate(error)
+    assert error["status"] == 404
+    socket.send(json.dumps({"type": "session.update"}))
+    assert _messages(socket)[0]["status"] == 400
+    _create(socket, "openai__responses-basic-llm")
+    assert _read(socket).text == "pong"
+
+
+def test_a_dropped_socket_is_an_interrupted_reply(llm_rx_server: EmulatorThread) -> None:
+    with connect(_ws_url(llm_rx_server), additional_headers={"x-llm-rx-fault": "drop-after=2000"},
+                 open_timeout=TIMEOUT) as ws:
+        _create(ws, "anthropic__text-basic")
+        reply = _read(ws)
+    assert not reply.complete
+    assert reply.stop_reason == "interrupted"
+
+
+def test_error_after_is_the_in_band_error_event(llm_rx_server: EmulatorThread) -> None:
+    with connect(_ws_url(llm_rx_server), additional_headers={"x-llm-rx-fault": "error-after=2000"},
+                 open_timeout=TIMEOUT) as ws:
+        _create(ws, "anthropic__text-basic")
+        messages = _messages(ws)
+        assert messages[-1]["type"] == "error"
+        assert event_errors(messages[-1]) == []
+        _create(ws, "anthropic__text-basic")
+        with pytest.raises(ProviderError):
+            llm_rx.from_websocket(ws).run()
+
+
+def test_status_fault_answers_each_request_with_its_error(llm_rx_server: EmulatorThread) -> None:
+    with connect(_ws_url(llm_rx_server), additional_headers={"x-llm-rx-fault": "status=429"},
+                 open_timeout=TIMEOUT) as ws:
+        _create(ws, "anthropic__text-basic")
+        [error] = _messages(ws)
+        assert error["status"] == 429
+        spec.WebSocketErrorEvent.model_validate(error)
+
+
+def _until_silent(ws: ClientConnection, kinds: list[str]) -> None:
+    while True:
+        kinds.append(json.loads(ws.recv(timeout=0.5))["type"])
+
+
+def test_stall_holds_the_rest_of_the_response(llm_rx_server: EmulatorThread) -> None:
+    with connect(_ws_url(llm_rx_server),
+                 additional_headers={"x-llm-rx-fault": "stall-after=2000,stall=30"},
+                 open_timeout=TIMEOUT) as ws:
+        _create(ws, "anthropic__text-basic")
+        kinds = []
+        with pytest.raises(TimeoutError):  # (the events before the stall, then nothing)
+            _until_silent(ws, kinds)
+        assert kinds[0] == "response.created"
+        assert "response.completed" not in kinds
+
+
+def test_only_a_websocket_mode_endpoint_accepts(llm_rx_server: EmulatorThread) -> None:
+    with pytest.raises(InvalidStatus):
+        connect(_ws_url(llm_rx_server, "/v1/chat/completions"), open_timeout=TIMEOUT)
+
+
+# The SDK opens its socket the way websockets 17 deprecates (its warning, not ours).
+@pytest.mark.filterwarnings("ignore:connect\\(\\) must be used as a context manager")
+def test_openai_sdk_websocket_client_reads_translated_replies(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="test", max_retries=0)
+    with client.responses.connect() as connection:
+        for name, text in (("anthropic__text-basic", None), ("openai__responses-basic-llm",
+                                                              "pong")):
+            connection.response.create(model=name, input="hi")
+            for event in connection:
+                if event.type == "response.completed":
+                    break
+            cap = next(c for c in CAPTURES if _id(c) == name)
+            want = llm_rx.reassemble(cap.data, cap.provider).text
+            assert event.response.output_text == (text or want)
+    client.close()
+
+
+def test_from_websocket_reads_an_asyncio_connection(llm_rx_server: EmulatorThread) -> None:
+    async def main() -> tuple[Response, Response]:
+        async with async_connect(_ws_url(llm_rx_server), open_timeout=TIMEOUT) as ws:
+            await ws.send(json.dumps({"type": "response.create",
+                                      "model": "anthropic__thinking-signature"}))
+            first = await llm_rx.from_websocket(ws).pipe(to_response())
+            await ws.send(json.dumps({"type": "response.create",
+                                      "model": "openai__responses-basic-llm"}))
+            second = await llm_rx.from_websocket(ws).pipe(to_response())
+            return first, second
+
+    first, second = asyncio.run(asyncio.wait_for(main(), TIMEOUT))
+    assert first.complete
+    assert first.thinking
+    assert second.text == "pong"
