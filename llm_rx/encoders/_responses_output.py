@@ -169,8 +169,9 @@ class ResponsesOutput(Encoder):
         kind = part.get("type")
         if kind in _TOOL_FIELD:
             field = _TOOL_FIELD[str(kind)]
-            if not text and not self.same:
-                text = "{}" if kind == "function_call" else ""
+            if not text and not self.same and kind == "function_call":
+                text = "{}"  # (a call with no arguments: its one delta says so, as OpenAI's)
+                self._frame(_EVENT_OF[str(kind)] + ".delta", {**at, "delta": text}, out)
             item.body[field] = text
             self._frame(_EVENT_OF[str(kind)] + ".done", {**at, field: text}, out)
             return
