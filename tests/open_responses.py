@@ -22,6 +22,8 @@ import openresponses_types as spec
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from llm_rx.encoders._tables import SPEC
+
 __all__ = [
     "OPENAI_NAMES",
     "body_errors",
@@ -30,11 +32,8 @@ __all__ = [
     "sequence_errors",
 ]
 
-#: OpenAI's event name -> the specification's name of the same event
-OPENAI_NAMES = {
-    "response.reasoning_text.delta": "response.reasoning.delta",
-    "response.reasoning_text.done": "response.reasoning.done",
-}
+#: OpenAI's event name -> the specification's name of the same event (the encoders' table)
+OPENAI_NAMES = SPEC["openai-responses"]
 
 
 def _event_models() -> dict[str, type[BaseModel]]:

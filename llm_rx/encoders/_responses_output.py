@@ -120,8 +120,10 @@ class ResponsesOutput(Encoder):
         body = item.body
         for index in list(item.parts):
             self._end_part(item, index, out)
-        if body.get("type") in ("message", "reasoning", "function_call", "custom_tool_call") and (
+        kind = body.get("type")
+        if kind in ("message", "reasoning", "function_call", "custom_tool_call") and (
             body.get("status") == "in_progress"
+            or (kind in _TOOL_FIELD and "status" not in body)  # (as its .done has it)
         ):
             body["status"] = "completed"
         self._frame("response.output_item.done", {"output_index": item.number, "item": body},

@@ -9,6 +9,8 @@
 * ``DROPPED``: what each target has no place for; each such thing is reported as a
   :class:`~llm_rx.events.Dropped` and not written.
 * ``WAITS``: where a target's grammar makes the encoder hold something back.
+* ``SPEC``: where a target follows its provider, not the open specification of its wire
+  (the provider's name -> the specification's name of the same thing).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..response import StopReason, Usage
 
 __all__ = [
     "DROPPED",
+    "SPEC",
     "STOP",
     "WAITS",
     "ag_ui_usage",
@@ -152,7 +155,8 @@ WAITS: dict[str, str] = {
                    "choice reads as a finished reply)",
     "openai-responses": "the .done events of a part and an item wait for its end (they "
                         "repeat its whole text); an item of several parts ends when a block "
-                        "of another item starts",
+                        "of another item starts (another provider's texts and refusals in a "
+                        "row are the parts of one message)",
     "anthropic": "message_delta (stop reason, final usage) waits for the reply's end; a "
                  "redacted_thinking block waits for its data",
     "gemini": "a functionCall waits for its block's end (its args are whole); from Gemini "
@@ -167,6 +171,17 @@ WAITS: dict[str, str] = {
                  "end, and sources a reply lists on its message (grounding) go just before",
     "ag-ui": "RUN_FINISHED (outcome, usage) waits for the reply's end; a call's closing "
              "arguments ({} for none, the end of free text) wait for its end",
+}
+
+#: target -> where it follows its provider rather than the open specification of its wire
+#: (the Open Responses specification for ``openai-responses``): the provider's event name
+#: -> the specification's event of the same fields. Everything else validates against the
+#: specification as written (``tests/open_responses.py``).
+SPEC: dict[str, dict[str, str]] = {
+    "openai-responses": {
+        "response.reasoning_text.delta": "response.reasoning.delta",
+        "response.reasoning_text.done": "response.reasoning.done",
+    },
 }
 
 

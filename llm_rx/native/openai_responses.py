@@ -141,8 +141,7 @@ class _Output:
             item["encrypted_content"] = block.signature
 
     def _tool_call(self, block: ToolCallBlock, index: int) -> None:
-        # (a call of the source's own with no status keeps none)
-        item = self._item(block, "function_call", **({} if self.same else {"status": "completed"}))
+        item = self._item(block, "function_call", status="completed")
         raw = block.raw_arguments  # as the wire had it; another provider's no-argument call
         if not self.same and not raw and block.arguments == {}:  # is "{}" here
             raw = "{}"

@@ -39,6 +39,10 @@ PARTS: dict[str, Spec] = {
                                         "summary_text"),
     "response.reasoning_text": ("reasoning", "content", "content_index", "thinking",
                                 "reasoning_text"),
+    # (the Open Responses specification's name of the same events; Perplexity's other
+    # ``response.reasoning.*`` progress events are none of these: opaque)
+    "response.reasoning": ("reasoning", "content", "content_index", "thinking",
+                           "reasoning_text"),
 }
 TEXT = PARTS["response.output_text"]
 DELTAS: dict[str, type[Any]] = {"text": TextDelta, "thinking": ThinkingDelta,

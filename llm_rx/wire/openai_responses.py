@@ -1,8 +1,33 @@
 """OpenAI Responses API streams (``response.*`` events over SSE) and their hosts.
 
 Every host in the captures decodes with no options: OpenAI, Bedrock's "mantle" endpoint,
-DeepSeek, xAI and OpenRouter (its SSE comments and the ``[DONE]`` it sends after the terminal
-event, which is ignored: the terminal ``response.*`` event decides).
+DeepSeek, xAI and OpenRouter, and so does a server that follows the Open Responses
+specification to the letter (its ``response.reasoning.delta`` / ``.done`` are OpenAI's
+``response.reasoning_text.*``). Each host's departures from the specification, all read as
+they are (``to_native`` of a host's reply gives its fields and extras back):
+
+- OpenAI: older recordings lack ``completed_at``, ``presence_penalty``,
+  ``frequency_penalty`` (and, older still, events' ``sequence_number``); hosted tools
+  (``web_search``, ``file_search``, ``code_interpreter``, ``image_generation``,
+  ``apply_patch``, custom tools) are items and tools the specification does not define;
+  ``usage.input_tokens_details.cache_write_tokens``.
+- DeepSeek: ``text.verbosity: null``; no ``[DONE]``; extra ``content_filters``,
+  ``moderation``, ``prompt_cache_retention``; item ids are UUIDs.
+- OpenRouter: ``null`` ``temperature``, ``top_p`` and ``truncation``; no ``text``,
+  ``completed_at``, ``presence_penalty``, ``frequency_penalty``, ``top_logprobs``; SSE
+  comments (keep-alives) and a ``[DONE]`` after the terminal event (ignored: the terminal
+  ``response.*`` event decides); extra ``output_text``; usage with ``cost``, ``is_byok``,
+  ``cost_details``.
+- xAI: no ``instructions``, ``error``, ``completed_at``, ``background``, ``service_tier``,
+  ``truncation``, ``max_tool_calls``, ``presence_penalty``, ``frequency_penalty``,
+  ``top_logprobs``, ``prompt_cache_key``, ``safety_identifier``; ``null`` ``temperature`` and
+  ``top_p``; reasoning as summary parts; usage with ``num_sources_used``,
+  ``num_server_side_tools_used``.
+- Perplexity (Agent API): extra progress events ``response.reasoning.started``,
+  ``.search_queries``, ``.search_results``, ``.fetch_url_queries``, ``.fetch_url_results``,
+  ``.stopped``: opaque events, kept.
+- Bedrock ("mantle"): one ``call_id`` reused by calls of different items (each item stays
+  its own call); extra ``moderation``, ``prompt_cache_retention``.
 
 Blocks, in output order (each output item reserves its position when it is added):
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 import llm_rx
@@ -31,7 +32,13 @@ from llm_rx.events import (
 )
 from llm_rx.response import Usage
 from tests.captures import CAPTURES, Capture
-from tests.open_responses import body_errors, event_errors, events_of, sequence_errors
+from tests.open_responses import (
+    OPENAI_NAMES,
+    body_errors,
+    event_errors,
+    events_of,
+    sequence_errors,
+)
 
 _OLDER = "recorded before the API returned completed_at, presence_penalty, frequency_penalty"
 _HOSTED = "an OpenAI hosted tool and its item, which the specification does not define"
@@ -53,10 +60,11 @@ DEPARTURES = {
     "openai/responses-reasoning-summary.sse": _OLDER,
     "openai/responses-web-search.sse": f"{_OLDER}; {_HOSTED} (web_search_call)",
     "openrouter/responses-raw-cot.sse":
-        "OpenRouter's dialect: null top_p, presence_penalty and truncation, no text, no "
-        "completed_at",
+        "OpenRouter's dialect: null temperature, top_p and truncation; no text, "
+        "completed_at, presence_penalty, frequency_penalty, top_logprobs",
     "xai/responses-reasoning.sse":
-        "xAI's dialect: no instructions, error or completed_at; null top_p and truncation",
+        "xAI's dialect: no instructions, error, completed_at, truncation, service_tier (and "
+        "more: llm_rx/wire/openai_responses.py lists them); null temperature and top_p",
 }
 
 
@@ -147,3 +155,37 @@ def test_reasoning_text_is_a_content_part_with_its_signature() -> None:
     assert [part["text"] for part in message["content"]] == ["Hi", " there"]
     assert final["usage"]["input_tokens_details"]["cached_tokens"] == 0
     assert body_errors(final) == []
+
+
+def _stream(events: list[dict[str, Any]]) -> bytes:
+    return b"".join(b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n"
+                    for e in events)
+
+
+def test_the_decoder_reads_the_specification_s_reasoning_event_names() -> None:
+    openai_named = _encoded(_thinking_reply())
+    spec_named = [{**e, "type": OPENAI_NAMES.get(e["type"], e["type"])} for e in openai_named]
+    assert "response.reasoning.delta" in [e["type"] for e in spec_named]
+    assert [error for e in spec_named for error in event_errors(e)] == []
+    got = llm_rx.reassemble(_stream(spec_named), "openai-responses")
+    want = llm_rx.reassemble(_stream(openai_named), "openai-responses")
+    assert got.thinking == want.thinking == "hm"
+    assert got.content == want.content
+
+
+def test_perplexity_s_reasoning_progress_events_are_kept_opaque() -> None:
+    # Perplexity's Agent API (its documented stream events) reports its search steps as
+    # response.reasoning.started / .search_queries / .search_results / .stopped.
+    events = _encoded(_thinking_reply())
+    extra = [{"type": "response.reasoning.started", "sequence_number": 0},
+             {"type": "response.reasoning.search_queries", "queries": ["llm-rx"],
+              "sequence_number": 0},
+             {"type": "response.reasoning.stopped", "sequence_number": 0}]
+    reply = llm_rx.reassemble(_stream([events[0], *extra, *events[1:]]), "openai-responses")
+    assert reply.complete
+    assert reply.text == "Hi there"
+    kinds: list[str] = []
+    llm_rx.from_bytes(_stream([events[0], *extra, *events[1:]]), "openai-responses").subscribe(
+        lambda e: kinds.append(getattr(e, "kind", "")))
+    assert [k for k in kinds if k.startswith("response.reasoning.")] == [
+        e["type"] for e in extra]

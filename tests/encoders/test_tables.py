@@ -12,7 +12,7 @@ import pytest
 import llm_rx
 from llm_rx import Dropped
 from llm_rx.encoders import ENCODERS, make_encoder
-from llm_rx.encoders._tables import DROPPED, STOP, WAITS
+from llm_rx.encoders._tables import DROPPED, SPEC, STOP, WAITS
 from llm_rx.errors import (
     CancelledStreamError,
     IncompleteStreamError,
@@ -58,6 +58,9 @@ def test_guide_lists_every_drop_and_wait() -> None:
             assert f"`{what}`: {when}" in GUIDE
     for wait in WAITS.values():
         assert wait in GUIDE
+    for target, names in SPEC.items():
+        for own, specified in names.items():
+            assert f"| `{target}` | `{own}` | `{specified}` |" in GUIDE
 
 
 def _whats() -> dict[str, set[str]]:
