@@ -95,7 +95,21 @@ def from_websocket(
     on). A sync connection is read when the observable is subscribed (as ``from_bytes``
     reads); an asyncio one by a task on the running loop (as ``from_async_bytes`` reads).
     Each subscription reads the next response's messages: subscribe once per
-    ``response.create``."""
+    ``response.create``.
+
+    Args:
+        ws: The open connection: ``websockets`` sync or asyncio, the openai SDK's
+            ``client.responses.connect()`` connection, or anything whose ``recv()`` gives
+            one message.
+        provider: The provider id of the messages (the one with a WebSocket mode:
+            ``openai-responses``).
+        max_frame: The largest event accepted, in bytes; a larger one is a
+            `FrameTooLargeError`.
+
+    Returns:
+        A cold observable of the response's events; a socket closed before the response's
+        terminal event gives an interrupted reply.
+    """
     framing = MESSAGE_FRAMINGS.get(provider)
     if framing is None:
         raise ValueError(f"no WebSocket mode for {provider!r}; available: "
