@@ -12,6 +12,7 @@ cannot go stale) while every other capture passes.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import orjson
@@ -68,15 +69,24 @@ DEPARTURES = {
 }
 
 
+@cache
+def _written(cap: Capture) -> tuple[bytes, bytes]:
+    """What llm-rx writes for a capture: its translated stream, its to_native body (JSON)."""
+    stream = llm_rx.translate(cap.data, to="openai-responses", provider=cap.provider)
+    body = llm_rx.to_native(llm_rx.reassemble(cap.data, cap.provider), "openai-responses")
+    return stream, orjson.dumps(body)
+
+
 def _translated(cap: Capture) -> list[dict[str, Any]]:
-    return list(events_of(llm_rx.translate(cap.data, to="openai-responses",
-                                           provider=cap.provider)))
+    return list(events_of(_written(cap)[0]))
 
 
 def _body(cap: Capture) -> dict[str, Any]:
-    return llm_rx.to_native(llm_rx.reassemble(cap.data, cap.provider), "openai-responses")
+    body: dict[str, Any] = orjson.loads(_written(cap)[1])
+    return body
 
 
+@cache
 def _complete(cap: Capture) -> bool:
     return llm_rx.reassemble(cap.data, cap.provider).complete
 
