@@ -10,6 +10,7 @@
     events.pipe(lxo.text_only()).subscribe(print)
 """
 
+from ._aiter import to_aiter
 from ._reassemble import reassemble
 from ._translate import translate
 from .builder import ResponseBuilder, Snapshot
@@ -135,6 +136,7 @@ __all__ = [
     "make_decoder",
     "reassemble",
     "sniff",
+    "to_aiter",
     "to_message",
     "to_native",
     "translate",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import sys
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -16,18 +18,44 @@ from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import decode_all_async
 from ._source import EventSource, Reading, settle
 
-__all__ = ["check_async_chunks", "from_async_bytes", "read_async"]
+__all__ = ["NO_LOOP", "RUN_IN_LOOP", "check_async_chunks", "from_async_bytes", "read_async"]
+
+
+#: What ``.run()`` inside a running loop is told (it would block the loop the reading needs).
+RUN_IN_LOOP = (
+    "{caller} reads on the event loop that is running in this thread, and .run() would block "
+    "that loop forever: `await` the observable instead (`response = await "
+    "events.pipe(lxo.to_response())`), or iterate it with "
+    "`async for event in llm_rx.to_aiter(events)`"
+)
+#: What a subscription with no loop to read on is told.
+NO_LOOP = (
+    "{caller} reads on an asyncio event loop and none runs in this thread: subscribe inside "
+    "a coroutine (`await` the observable, or `llm_rx.to_aiter(events)`), or pass "
+    "`scheduler=AsyncIOScheduler(loop)` (reactivex.scheduler.eventloop) to read on that loop"
+)
 
 
 def read_async(
     reading: Reading,
     pump: Callable[[], Awaitable[None]],
     on_cancel: Callable[[], None] = lambda: None,
+    scheduler: abc.SchedulerBase | None = None,
+    caller: str = "this async source",
 ) -> abc.DisposableBase:
-    """Run ``pump`` (which reads and emits) as a task on the running loop, ending ``reading``
-    with what it raised; disposing from outside cancels the task (``on_cancel`` runs when the
-    task never got to start, so whatever it would have closed is closed anyway)."""
+    """Run ``pump`` (which reads and emits) as a task on the event loop, ending ``reading``
+    with what it raised; disposing cancels the task (``on_cancel`` runs when the task never
+    got to start, so whatever it would have closed is closed anyway).
+
+    The loop is the one running in this thread, or the loop of an asyncio ``scheduler``
+    (``AsyncIOScheduler(loop)``: then the subscription may come from any thread, and the task
+    starts and is cancelled on that loop's own thread). ``.run()`` called inside a running
+    loop is a ``RuntimeError`` at once (see `RUN_IN_LOOP`), as is a subscription with no
+    loop at all."""
+    loop = _loop_for(scheduler, caller)
     started = False
+    cancelled = False
+    task: asyncio.Task[Any] | None = None
 
     async def run() -> None:
         nonlocal started
@@ -41,17 +69,65 @@ def read_async(
             failure = error
         settle(reading, failure)
 
-    task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(run())
+    def start() -> None:
+        nonlocal task
+        if not cancelled:
+            task = loop.create_task(run())
 
-    def cancel() -> None:
-        if _current_task() is task:  # (disposed by a consumer, from inside the task: the
-            return  # reading stops before its next read and closes; a cancellation now
-            # would interrupt that closing at its first await)
-        task.cancel()
+    def cancel_here() -> None:
+        nonlocal cancelled
+        if cancelled:
+            return
+        if task is not None and _current_task() is task:  # (disposed by a consumer, from
+            return  # inside the task: the reading stops before its next read and closes; a
+            # cancellation now would interrupt that closing at its first await)
+        cancelled = True
+        if task is not None:
+            task.cancel()
         if not started:
             on_cancel()
 
+    def cancel() -> None:
+        if _running_loop() is loop:
+            cancel_here()
+        elif not loop.is_closed():  # (a closed loop ran its tasks to their end already)
+            loop.call_soon_threadsafe(cancel_here)
+
+    if _running_loop() is loop:
+        start()
+    else:  # (from another thread, or before the loop runs: the loop's thread starts it)
+        loop.call_soon_threadsafe(start, context=contextvars.copy_context())
     return Disposable(cancel)
+
+
+def _loop_for(scheduler: abc.SchedulerBase | None, caller: str) -> asyncio.AbstractEventLoop:
+    running = _running_loop()
+    if running is not None and scheduler is not None and scheduler is _run_scheduler():
+        raise RuntimeError(RUN_IN_LOOP.format(caller=caller))
+    from reactivex.scheduler.eventloop import AsyncIOScheduler
+
+    given = getattr(scheduler, "_loop", None) if isinstance(scheduler, AsyncIOScheduler) else None
+    if isinstance(given, asyncio.AbstractEventLoop):
+        return given
+    if running is None:
+        raise RuntimeError(NO_LOOP.format(caller=caller))
+    return running
+
+
+def _run_scheduler() -> object:
+    """The scheduler ``Observable.run()`` subscribes with (``reactivex.run``'s default)."""
+    module = sys.modules.get("reactivex.run")
+    return getattr(module, "_default_scheduler", _NOTHING)
+
+
+_NOTHING = object()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # (no loop runs in this thread)
+        return None
 
 
 def _current_task() -> asyncio.Task[Any] | None:
@@ -65,10 +141,15 @@ class _AsyncSource(EventSource):
     """Events from an async byte iterator, read by a task on the running event loop."""
 
     def __init__(
-        self, chunks: AsyncIterable[bytes], provider: ProviderName | None, max_frame: int
+        self,
+        chunks: AsyncIterable[bytes],
+        provider: ProviderName | None,
+        max_frame: int,
+        caller: str = "from_async_bytes()",
     ) -> None:
         super().__init__(provider, max_frame)
         self._chunks = chunks
+        self._caller = caller
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         decoder: Decoder = self._decoder()
@@ -79,7 +160,7 @@ class _AsyncSource(EventSource):
                 decoder, iterator, reading.emit, reading.stopped, fold=reading.fold
             )
 
-        return read_async(reading, pump)
+        return read_async(reading, pump, scheduler=scheduler, caller=self._caller)
 
 
 def check_async_chunks(chunks: object, caller: str) -> None:
@@ -104,7 +185,10 @@ def from_async_bytes(
 ) -> Observable[Event]:
     """Events from an async byte iterator, read by a task on the running event loop.
 
-    Subscribe from inside a running loop. Disposing cancels the reading task; nothing is
+    Subscribe from inside a running loop (``await`` the observable, or iterate it with
+    `llm_rx.to_aiter`), or from anywhere with ``scheduler=AsyncIOScheduler(loop)`` to read
+    on that loop; ``.run()`` inside a running loop is a ``RuntimeError`` at once (it would
+    block the loop the reading needs). Disposing cancels the reading task; nothing is
     emitted after that. Anything but an async iterable (a function, a sync iterable) is a
     ``TypeError`` here, at the call.
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextvars import ContextVar
 
 import orjson
 
@@ -23,6 +24,7 @@ __all__ = [
     "BYTES_TYPES",
     "as_bytes",
     "check_chunks",
+    "consumer_space",
     "decode_all",
     "decode_all_async",
     "decoded",
@@ -33,6 +35,14 @@ __all__ = [
 ]
 
 BYTES_TYPES = (bytes, bytearray, memoryview)
+
+
+#: Set by an async consumer while it subscribes (`llm_rx.to_aiter`): what an async reading
+#: awaits before each read, so a consumer slower than the stream holds the reading back (its
+#: buffer bounded) instead of letting events pile up. The reading task inherits it.
+consumer_space: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
+    "llm_rx_consumer_space", default=None
+)
 
 
 def new_decoder(provider: ProviderName | None, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
@@ -251,8 +261,13 @@ async def decode_all_async(
     """`decode_all()` for an async byte iterator, each read bounded by ``idle_timeout``
     seconds when given (then a read that takes longer is a `StreamTimeoutError`)."""
     reader = decoder  # (as in ``decode_all``: once the reply started, the decoder wrapped)
+    space = consumer_space.get()
     try:
         while not stopped():
+            if space is not None:
+                await space()  # (a slow consumer: no read until its buffer has room)
+                if stopped():
+                    return
             try:
                 if idle_timeout is None:
                     chunk = await chunks.__anext__()

@@ -109,16 +109,14 @@ class _HttpxSource(EventSource):
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         target = self._target
         if not is_response(target):  # a factory: async when a loop runs and it gives an awaitable
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:
+            if not _loop_available(scheduler):
                 return self._read_sync(reading, scheduler, target)
             opened = target()
             if inspect.isawaitable(opened):
-                return self._read_async(reading, opened)
+                return self._read_async(reading, opened, scheduler)
             target = opened
         if _is_async(target):
-            return self._read_async(reading, target)
+            return self._read_async(reading, target, scheduler)
         return self._read_sync(reading, scheduler, lambda: target)
 
     def _read_sync(
@@ -163,7 +161,9 @@ class _HttpxSource(EventSource):
                 chunks.close()
             response.close()
 
-    def _read_async(self, reading: Reading, target: Any) -> abc.DisposableBase:
+    def _read_async(
+        self, reading: Reading, target: Any, scheduler: abc.SchedulerBase | None
+    ) -> abc.DisposableBase:
         opened: list[Any] = []
 
         async def pump() -> None:
@@ -196,7 +196,25 @@ class _HttpxSource(EventSource):
             elif is_response(target):
                 asyncio.get_running_loop().create_task(target.aclose())
 
-        return read_async(reading, pump, never_started)
+        try:
+            return read_async(
+                reading, pump, never_started, scheduler, "from_httpx() on an async response"
+            )
+        except RuntimeError:  # (no loop to read on, or .run() inside the running loop)
+            if inspect.isawaitable(target):
+                close_awaitable(target)
+            raise
+
+
+def _loop_available(scheduler: abc.SchedulerBase | None) -> bool:
+    """Whether an async response could be read: a loop runs here, or the scheduler has one."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        from reactivex.scheduler.eventloop import AsyncIOScheduler
+
+        return isinstance(scheduler, AsyncIOScheduler)
+    return True
 
 
 def close_awaitable(value: Any) -> None:

@@ -130,7 +130,7 @@ class _RedisSource(EventSource):
                     if taken(reply):
                         return
 
-            return read_async(reading, pump)
+            return read_async(reading, pump, scheduler=scheduler, caller="from_redis()")
 
         def follow() -> None:
             while not reading.stopped():

@@ -69,7 +69,9 @@ def from_sdk(
         )
     _refuse_read(sdk_stream)
     if hasattr(sdk_stream, "__aiter__"):
-        return _AsyncSource(_aframes(sdk_stream), provider, max_frame)
+        return _AsyncSource(
+            _aframes(sdk_stream), provider, max_frame, "from_sdk() on an async stream"
+        )
     if hasattr(sdk_stream, "__iter__") and not isinstance(sdk_stream, dict):
         return _BytesSource(lambda: _frames(sdk_stream), provider, max_frame)
     raise TypeError(
