@@ -11,6 +11,7 @@ from reactivex.disposable import CompositeDisposable
 
 from .._notes import gathering
 from ..events import Event
+from ..response import Response
 from ..sources import EventSource
 from ..wire import fast
 from ._fold import SharedFold
@@ -36,8 +37,11 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
     source: ``to_response()``, ``cost()``, ``trace()`` fold a read at a time, and the live
     displays and ``to_response()`` applied to it share one builder (each still gets a response
     of its own from it). When a branch ends with an error the tuple is still emitted (the
-    values of every branch once all ended), then the first error is passed on; disposing
-    disposes every branch.
+    values of every branch once all ended), then the first error is passed on — except the
+    upstream's own error once a branch's ``Response`` carries it: a reply cut short after
+    it started gives the tuple with ``to_response()``'s interrupted ``Response`` (its
+    ``error`` says why) and completes, as ``to_response()`` alone does. Disposing disposes
+    every branch.
 
     Args:
         *branches: Operators (``to_response()``, ``cost()``, a display, ...), each applied to
@@ -64,8 +68,9 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
                 if pending[0]:
                     return
                 observer.on_next(tuple(lasts))
-                if errors:
-                    observer.on_error(errors[0])
+                failure = _passed_on(errors, hub.upstream_error(), lasts)
+                if failure is not None:
+                    observer.on_error(failure)
                 else:
                     observer.on_completed()
 
@@ -92,6 +97,18 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
         return reactivex.create(subscribe)
 
     return operator
+
+
+def _passed_on(
+    errors: list[Exception], upstream: Exception | None, lasts: list[Any]
+) -> Exception | None:
+    """The error a ``fan_out`` ends with: the first of its branches', but not the upstream's
+    when a branch's ``Response`` carries it already (the reply started: it is on the
+    ``Response``, as with ``to_response()`` alone)."""
+    carried = upstream is not None and any(
+        isinstance(value, Response) and value.error is not None for value in lasts
+    )
+    return next((error for error in errors if not (carried and error is upstream)), None)
 
 
 def _last(events: list[Event]) -> tuple[list[Event], Exception | None]:

@@ -113,6 +113,11 @@ class Hub(EventSource):
         self._upstream.disposable = upstream
         return self._upstream
 
+    def upstream_error(self) -> Exception | None:
+        """The error the upstream ended with (``None``: none, or not ended yet)."""
+        ended = self._ended
+        return ended if isinstance(ended, Exception) else None
+
     def kinds(self, events: list[Event]) -> frozenset[type[Event]]:
         """The types of ``events``: found once for the read every reading is handed (the
         same list, which nobody changes), otherwise found now."""

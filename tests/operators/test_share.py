@@ -67,16 +67,19 @@ def test_fan_out_branches_behind_it_keep_their_per_read_fusion() -> None:
     assert isinstance(seen[0], EventSource)
 
 
-def test_fan_out_emits_the_values_then_passes_an_error_on() -> None:
-    # bug class: an error in one branch losing what the others made (the partial response)
+def test_fan_out_emits_the_values_and_the_error_stays_on_the_response() -> None:
+    # bug class: an error in one branch losing what the others made (the partial response);
+    # then: the error raised by .run() after them, losing them all the same
     data = capture("anthropic/error-overloaded-midstream.synthetic.sse").data
     out: list[Any] = []
     llm_rx.from_bytes(data).pipe(lxo.fan_out(lxo.to_response(), lxo.cost(at=AT))).subscribe(
-        out.append, out.append)
-    (response, cost), error = out
+        out.append, out.append, lambda: out.append("completed"))
+    (response, cost), end = out
     assert response.stop_reason == "error"
+    assert response.error is not None
+    assert response.error.kind == "provider"
     assert not cost.complete
-    assert isinstance(error, llm_rx.errors.ProviderError)
+    assert end == "completed"
 
 
 def test_fan_out_dispose_disposes_the_upstream() -> None:
