@@ -56,7 +56,7 @@ _BY_KIND: dict[str, type[LlmRxError]] = {
     "incomplete": IncompleteStreamError, "provider": ProviderError,
     "wire_format": WireFormatError, "protocol": ProtocolError, "cancelled": CancelledStreamError,
 }
-_PROVIDER_FIELDS = ("status", "error_type", "code", "request_id", "retryable")
+_PROVIDER_FIELDS = ("status", "error_type", "code", "request_id", "retryable", "retry_after")
 
 
 class Ended(NamedTuple):
@@ -131,8 +131,14 @@ def _error_of(body: Any) -> LlmRxError | None:
             body["message"], raw, status=_int(details["status"]),
             error_type=_str(details["error_type"]), code=_str(details["code"]),
             request_id=_str(details["request_id"]), retryable=details["retryable"] is True,
+            retry_after=_seconds(details["retry_after"]),
         )
     return cls(body["message"], raw)
+
+
+def _seconds(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else None
 
 
 def _int(value: Any) -> int | None:

@@ -149,9 +149,11 @@ class ProviderError(LlmRxError):
         code: The provider's error code.
         request_id: The provider's request id header.
         retryable: Whether the same request may succeed later.
+        retry_after: Seconds the provider asked to wait before a retry (``None``: not said).
     """
 
     kind: ErrorKind = "provider"
+    retry_after: float | None
 
     def __init__(
         self,
@@ -163,6 +165,7 @@ class ProviderError(LlmRxError):
         code: str | None = None,
         request_id: str | None = None,
         retryable: bool = False,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message, raw)
         self.status = status
@@ -170,6 +173,7 @@ class ProviderError(LlmRxError):
         self.code = code
         self.request_id = request_id
         self.retryable = retryable
+        self.retry_after = retry_after
 
 
 class ProtocolError(LlmRxError):

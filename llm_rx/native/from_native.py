@@ -101,4 +101,5 @@ def _provider_error(body: dict[str, Any], raw: bytes | None) -> ProviderError:
         error_type=error_type if isinstance(error_type, str) else None,
         code=str(code) if code is not None else None,
         retryable=told.retryable,
+        retry_after=told.retry_after,
     )

@@ -14,6 +14,7 @@ from ._metrics import StreamMetrics, metrics
 from ._paced import paced
 from ._partial_json import PartialValue, partial_json
 from ._pricing import Cost
+from ._retry_backoff import retry_backoff
 from ._share import share
 from ._smooth import smooth
 from ._text_only import text_only
@@ -37,6 +38,7 @@ __all__ = [
     "metrics",
     "paced",
     "partial_json",
+    "retry_backoff",
     "share",
     "smooth",
     "text_only",

@@ -7,7 +7,9 @@ Pure: it reads the values an HTTP client already has (status, headers, path, bod
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import orjson
@@ -21,6 +23,7 @@ __all__ = [
     "in_band_error",
     "is_nonstream_path",
     "provider_from_http",
+    "retry_after",
 ]
 
 #: How much of an error body is read: enough for any provider's JSON error, never unbounded.
@@ -94,6 +97,9 @@ def http_error(
     header, and whether the same request may succeed later."""
     header = {key.lower(): value for key, value in headers.items()}
     fields = _error_fields(body)
+    wait = retry_after(header)
+    if wait is None:
+        wait = _body_retry_delay(body)
     error_type = fields.get("type") or _amazon_type(header.get("x-amzn-errortype"))
     message = fields.get("message") or body[:200].decode("utf-8", "replace").strip()
     request_id = next((header[name] for name in _REQUEST_ID_HEADERS if header.get(name)), None)
@@ -106,6 +112,7 @@ def http_error(
         code=fields.get("code"),
         request_id=request_id or fields.get("request_id"),
         retryable=_retryable(status, error_type, header.get("x-should-retry")),
+        retry_after=wait,
     )
 
 
@@ -121,7 +128,67 @@ def in_band_error(message: str, raw: str | bytes | None, error: object) -> Provi
     return ProviderError(
         message, raw, error_type=error_type, code=code,
         retryable=error_type in _RETRYABLE_TYPES or _retryable_code(code),
+        retry_after=_retry_delay(error) if isinstance(error, dict) else None,
     )
+
+
+def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds to wait before a retry, as the response's headers (lower-case names) say:
+    ``retry-after-ms`` (milliseconds, OpenAI's and Anthropic's), else ``Retry-After`` in
+    seconds or as an HTTP date (from ``now``, the current time when ``None``); never
+    negative; ``None`` when neither is there or readable."""
+    millis = _number(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    value = (headers.get("retry-after") or "").strip()
+    if not value:
+        return None
+    seconds = _number(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # (an HTTP date is GMT)
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _number(value: str | None) -> float | None:
+    try:
+        number = float(value) if value is not None else None
+    except ValueError:
+        return None
+    if number is None or number != number or number in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, number)
+
+
+def _body_retry_delay(body: bytes) -> float | None:
+    try:
+        value: Any = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(value, list) and value:  # (Gemini's JSON-array stream endpoint)
+        value = value[0]
+    error = value.get("error") if isinstance(value, dict) else None
+    return _retry_delay(error) if isinstance(error, dict) else None
+
+
+def _retry_delay(error: dict[str, Any]) -> float | None:
+    """Gemini's (Google APIs') ``RetryInfo`` detail: ``{"@type": ".../google.rpc.RetryInfo",
+    "retryDelay": "30s"}`` (a protobuf ``Duration`` in JSON: seconds with an ``s``)."""
+    details = error.get("details")
+    if not isinstance(details, list):
+        return None
+    for detail in details:
+        if not isinstance(detail, dict):
+            continue
+        kind, delay = detail.get("@type"), detail.get("retryDelay")
+        if isinstance(kind, str) and kind.endswith("RetryInfo") and isinstance(delay, str):
+            return _number(delay[:-1]) if delay.endswith("s") else None
+    return None
 
 
 def _retryable_code(code: str | None) -> bool:
