@@ -9,6 +9,8 @@ from ._cost import cost
 from ._decode import decode
 from ._encode import encode
 from ._fan_out import fan_out
+from ._for_key import for_key
+from ._keyed import Keyed, keyed
 from ._merge_usage import merge_usage
 from ._metrics import StreamMetrics, metrics
 from ._paced import paced
@@ -26,6 +28,7 @@ from ._trace import trace
 
 __all__ = [
     "Cost",
+    "Keyed",
     "PartialValue",
     "StreamMetrics",
     "accumulate",
@@ -34,6 +37,8 @@ __all__ = [
     "decode",
     "encode",
     "fan_out",
+    "for_key",
+    "keyed",
     "merge_usage",
     "metrics",
     "paced",
