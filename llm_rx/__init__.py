@@ -10,71 +10,83 @@
     events.pipe(lxo.text_only()).subscribe(print)
 """
 
-from ._aiter import to_aiter
-from ._reassemble import reassemble
-from ._translate import translate
-from .builder import ResponseBuilder, Snapshot
-from .errors import (
-    CancelledStreamError,
-    FrameTooLargeError,
-    IncompleteStreamError,
-    LlmRxError,
-    NonStreamBodyError,
-    ProtocolError,
-    ProviderError,
-    SinkWriteError,
-    StreamTimeoutError,
-    StructuredOutputError,
-    WireFormatError,
-)
-from .events import (
-    BlockStart,
-    BlockStop,
-    ChoiceEnd,
-    CitationDelta,
-    Dropped,
-    Event,
-    LogprobsDelta,
-    MessageStart,
-    MessageStop,
-    MetadataUpdate,
-    Opaque,
-    RefusalDelta,
-    SignatureDelta,
-    TextDelta,
-    ThinkingDelta,
-    ToolArgsDelta,
-    UsageUpdate,
-    event_from_dict,
-    event_to_dict,
-)
-from .native import from_native, to_native
-from .native.messages import MessageDrop, to_message
-from .operators import PartialValue, StreamMetrics
-from .response import (
-    Choice,
-    ErrorInfo,
-    OpaqueBlock,
-    RefusalBlock,
-    Response,
-    StopReason,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    Usage,
-)
-from .sources import (
-    from_async_bytes,
-    from_bytes,
-    from_file,
-    from_httpx,
-    from_sdk,
-    from_websocket,
-)
-from .wire.providers import ProviderId, ProviderName
-from .wire.registry import PROVIDERS, make_decoder, sniff
+
+import importlib as _importlib
+import typing as _typing
 
 __version__ = "0.1.0"
+
+#: Where each public name lives: imported on first use, so ``import llm_rx`` costs almost
+#: nothing and a path imports only what it uses (``from_bytes`` never loads the encoders).
+_LAZY: dict[str, str] = {
+    "PROVIDERS": ".wire.registry",
+    "BlockStart": ".events",
+    "BlockStop": ".events",
+    "CancelledStreamError": ".errors",
+    "Choice": ".response",
+    "ChoiceEnd": ".events",
+    "CitationDelta": ".events",
+    "Dropped": ".events",
+    "ErrorInfo": ".response",
+    "Event": ".events",
+    "FrameTooLargeError": ".errors",
+    "IncompleteStreamError": ".errors",
+    "LlmRxError": ".errors",
+    "LogprobsDelta": ".events",
+    "MessageDrop": ".native.messages",
+    "MessageStart": ".events",
+    "MessageStop": ".events",
+    "MetadataUpdate": ".events",
+    "NonStreamBodyError": ".errors",
+    "Opaque": ".events",
+    "OpaqueBlock": ".response",
+    "PartialValue": ".operators",
+    "ProtocolError": ".errors",
+    "ProviderError": ".errors",
+    "ProviderId": ".wire.providers",
+    "ProviderName": ".wire.providers",
+    "RefusalBlock": ".response",
+    "RefusalDelta": ".events",
+    "Response": ".response",
+    "ResponseBuilder": ".builder",
+    "SignatureDelta": ".events",
+    "SinkWriteError": ".errors",
+    "Snapshot": ".builder",
+    "StopReason": ".response",
+    "StreamMetrics": ".operators",
+    "StreamTimeoutError": ".errors",
+    "StructuredOutputError": ".errors",
+    "TextBlock": ".response",
+    "TextDelta": ".events",
+    "ThinkingBlock": ".response",
+    "ThinkingDelta": ".events",
+    "ToolArgsDelta": ".events",
+    "ToolCallBlock": ".response",
+    "Usage": ".response",
+    "UsageUpdate": ".events",
+    "WireFormatError": ".errors",
+    "event_from_dict": ".events",
+    "event_to_dict": ".events",
+    "from_async_bytes": ".sources",
+    "from_bytes": ".sources",
+    "from_file": ".sources",
+    "from_httpx": ".sources",
+    "from_native": ".native",
+    "from_sdk": ".sources",
+    "from_websocket": ".sources",
+    "make_decoder": ".wire.registry",
+    "reassemble": "._reassemble",
+    "sniff": ".wire.registry",
+    "to_aiter": "._aiter",
+    "to_message": ".native.messages",
+    "to_native": ".native",
+    "translate": "._translate",
+}
+#: The subpackages, also reached as attributes (``llm_rx.operators``).
+_SUBMODULES = frozenset({
+    "builder", "cli", "data", "encoders", "errors", "events", "native", "operators",
+    "response", "serve", "sinks", "sources", "testing", "wire",
+})
 
 __all__ = [
     "PROVIDERS",
@@ -141,3 +153,85 @@ __all__ = [
     "to_native",
     "translate",
 ]
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(_importlib.import_module(module, __name__), name)
+    elif name in _SUBMODULES:
+        value = _importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'llm_rx' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if _typing.TYPE_CHECKING:  # (what type checkers and IDEs see: the same names, imported at once)
+    from ._aiter import to_aiter
+    from ._reassemble import reassemble
+    from ._translate import translate
+    from .builder import ResponseBuilder, Snapshot
+    from .errors import (
+        CancelledStreamError,
+        FrameTooLargeError,
+        IncompleteStreamError,
+        LlmRxError,
+        NonStreamBodyError,
+        ProtocolError,
+        ProviderError,
+        SinkWriteError,
+        StreamTimeoutError,
+        StructuredOutputError,
+        WireFormatError,
+    )
+    from .events import (
+        BlockStart,
+        BlockStop,
+        ChoiceEnd,
+        CitationDelta,
+        Dropped,
+        Event,
+        LogprobsDelta,
+        MessageStart,
+        MessageStop,
+        MetadataUpdate,
+        Opaque,
+        RefusalDelta,
+        SignatureDelta,
+        TextDelta,
+        ThinkingDelta,
+        ToolArgsDelta,
+        UsageUpdate,
+        event_from_dict,
+        event_to_dict,
+    )
+    from .native import from_native, to_native
+    from .native.messages import MessageDrop, to_message
+    from .operators import PartialValue, StreamMetrics
+    from .response import (
+        Choice,
+        ErrorInfo,
+        OpaqueBlock,
+        RefusalBlock,
+        Response,
+        StopReason,
+        TextBlock,
+        ThinkingBlock,
+        ToolCallBlock,
+        Usage,
+    )
+    from .sources import (
+        from_async_bytes,
+        from_bytes,
+        from_file,
+        from_httpx,
+        from_sdk,
+        from_websocket,
+    )
+    from .wire.providers import ProviderId, ProviderName
+    from .wire.registry import PROVIDERS, make_decoder, sniff

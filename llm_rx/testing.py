@@ -1,6 +1,10 @@
 """A pytest plugin for an app's own test suite: ``llm-rx serve`` on loopback, no network.
 
-Installed with llm-rx (entry point ``pytest11``), it gives two session-scoped fixtures:
+Installed with llm-rx (entry point ``pytest11``: the fixtures are defined in the small
+``llm_rx._pytest_plugin``, so a pytest run of any project in the environment imports
+nothing of llm-rx's engine until a test asks for them), it gives two session-scoped
+fixtures, also importable from here (``from llm_rx.testing import llm_rx_server`` in a
+``conftest.py`` where the entry point is not installed):
 
 ``llm_rx_server``
     An emulator running in a background thread on ``127.0.0.1`` (a free port), serving
@@ -33,30 +37,6 @@ first used, so a session that does not use it starts as fast as without the plug
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
-
-import pytest
-
-if TYPE_CHECKING:
-    from .serve import EmulatorThread
+from ._pytest_plugin import llm_rx_capture_paths, llm_rx_server
 
 __all__ = ["llm_rx_capture_paths", "llm_rx_server"]
-
-
-@pytest.fixture(scope="session")
-def llm_rx_capture_paths() -> Sequence[str | os.PathLike[str]] | None:
-    """The captures ``llm_rx_server`` serves (``None``: llm-rx's bundled ones)."""
-    return None
-
-
-@pytest.fixture(scope="session")
-def llm_rx_server(
-    llm_rx_capture_paths: Sequence[str | os.PathLike[str]] | None,
-) -> Iterator[EmulatorThread]:
-    """The emulator on 127.0.0.1 for the session (see the module docstring)."""
-    from .serve._server import EmulatorThread
-
-    with EmulatorThread(llm_rx_capture_paths) as server:
-        yield server
