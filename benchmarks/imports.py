@@ -27,7 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 STATEMENTS: dict[str, str] = {
     "import reactivex": "import reactivex",
     "import llm_rx": "import llm_rx",
-    "the pytest plugin": "import llm_rx._pytest_plugin",
+    "the pytest plugin": (  # (the module the entry point names; before it was split off,
+        "import importlib, importlib.util; importlib.import_module("  # llm_rx.testing)
+        "'llm_rx._pytest_plugin' if importlib.util.find_spec('llm_rx._pytest_plugin') "
+        "else 'llm_rx.testing')"
+    ),
     "from_bytes + to_response": (
         "import llm_rx; from llm_rx import operators as lxo; "
         "llm_rx.from_bytes; lxo.to_response"

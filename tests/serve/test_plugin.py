@@ -26,6 +26,7 @@ def imported_after(statement: str) -> list[str]:
 
 
 @pytest.mark.parametrize("statement", ["import llm_rx", "import llm_rx.testing",
+                                       "import llm_rx._pytest_plugin",
                                        "import llm_rx.cli", "import llm_rx.serve"])
 def test_serve_stack_is_not_imported_until_used(statement: str) -> None:
     assert imported_after(statement) == []
@@ -34,7 +35,7 @@ def test_serve_stack_is_not_imported_until_used(statement: str) -> None:
 def test_plugin_and_extras_are_declared() -> None:
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
-    assert "llm_rx = llm_rx.testing" in config["options.entry_points"]["pytest11"]
+    assert "llm_rx = llm_rx._pytest_plugin" in config["options.entry_points"]["pytest11"]
     extras = config["options.extras_require"]
     for name in ("starlette", "uvicorn"):
         assert name in extras["serve"]
