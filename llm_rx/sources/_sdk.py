@@ -38,7 +38,9 @@ def from_sdk(
     ``chat(stream=True)`` / ``generate(stream=True)`` iterator; boto3's ``converse_stream``
     reply. The raw bytes are read where the SDK keeps them (exact), else each parsed chunk
     is put back in its wire form. A stream already partly read is refused (``ValueError``),
-    as its first frames are gone; reading it here closes it at the end or on dispose.
+    as its first frames are gone; reading it here closes it at the end or on dispose. A
+    non-stream reply (``ChatCompletion``, ``Message``, ...) is a ``TypeError`` at the call
+    (read it with `llm_rx.from_native`).
 
     Args:
         sdk_stream: What an official SDK's streaming call returned (see above).
@@ -54,6 +56,12 @@ def from_sdk(
         raise TypeError(
             "from_sdk() takes the stream a stream manager gives: "
             "`with client.messages.stream(...) as stream: from_sdk(stream)`"
+        )
+    if hasattr(sdk_stream, "model_dump") and not hasattr(sdk_stream, "__next__"):
+        raise TypeError(
+            f"from_sdk() takes what a streaming call returns (stream=True, "
+            f"generate_content_stream(), converse_stream()); a {type(sdk_stream).__name__} is "
+            "a whole non-stream reply: give its JSON body to llm_rx.from_native()"
         )
     response = wrapped_http_response(sdk_stream)
     if response is not None:

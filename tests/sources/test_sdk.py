@@ -194,3 +194,26 @@ def test_from_sdk_refuses_bytes_and_unknown_objects() -> None:
         llm_rx.from_sdk(b"data: {}\n\n")
     with pytest.raises(TypeError, match="openai, anthropic"):
         llm_rx.from_sdk(42)
+
+
+def _non_stream_replies() -> list[Any]:
+    chat = llm_rx.to_native(llm_rx.reassemble(capture("openai/chat-text-basic.sse").data),
+                            "openai-chat")
+    message = llm_rx.to_native(
+        llm_rx.reassemble(capture("anthropic/thinking-signature.sse").data), "anthropic")
+    return [
+        openai.types.chat.ChatCompletion.model_validate(chat),
+        anthropic.types.Message.model_validate(message),
+        genai_types.GenerateContentResponse.model_validate(
+            {"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}}]}),
+        ollama.ChatResponse.model_validate(
+            {"model": "m", "message": {"role": "assistant", "content": "hi"}, "done": True}),
+    ]
+
+
+@pytest.mark.parametrize("reply", _non_stream_replies(), ids=lambda r: type(r).__name__)
+def test_from_sdk_refuses_a_non_stream_reply_at_the_call(reply: Any) -> None:
+    # bug class: the refusal only at .run(), saying "got a tuple chunk"
+    with pytest.raises(TypeError, match="from_native") as raised:
+        llm_rx.from_sdk(reply)
+    assert type(reply).__name__ in str(raised.value)
