@@ -57,6 +57,7 @@ class _Block:
     tool: bool  # a tool call's arguments (always JSON), else a text block
     json: bool = True  # (a text that opens as prose, or a free-form tool input, is none)
     opened: bool = False  # its first character that is no blank arrived (json is known)
+    skip: int = 0  # (what comes before the JSON: blanks, a Markdown code fence's line)
     parts: list[str] = field(default_factory=list)
     size: int = 0
     parsed_at: int = 0
@@ -110,12 +111,14 @@ class PartialJson:
             return []
         block.parts.append(text)
         block.size += len(text)
-        if not block.opened:  # (until then the text is blanks: short)
-            opening = "".join(block.parts).lstrip()
-            if not opening:
-                return []
+        if not block.opened:  # (until then the text is blanks, or a fence line: short)
+            raw = "".join(block.parts)
+            opening = _fenced_opening(raw) if not block.tool else raw.lstrip()
+            if opening is None or not opening.lstrip():
+                return []  # (a fence line, or blanks: not known yet)
             block.opened = True
-            block.json = opening.startswith(JSON_START)
+            block.skip = len(raw) - len(opening)
+            block.json = opening.lstrip().startswith(JSON_START)
             if not block.json:
                 block.parts = []
                 return []
@@ -125,7 +128,7 @@ class PartialJson:
         joined = "".join(block.parts)
         block.parts = [joined]
         try:
-            value = self._parse(joined)
+            value = self._parse(_unfenced(joined, block.skip))
         except ValueError:  # (a prefix jiter cannot read yet: wait for more)
             return []
         adapter = self._schema_for(block.name)
@@ -142,7 +145,8 @@ class PartialJson:
     def _final(self, index: int, block: _Block) -> list[PartialValue]:
         if not block.json or not (block.opened or block.tool):
             return []  # (a text block of prose, or of blanks; a free-form tool input)
-        text = "".join(block.parts)
+        whole = "".join(block.parts)
+        text = _unfenced(whole, block.skip)
         if not text:
             value: Any = {}  # a call without argument fragments has no arguments
         else:
@@ -150,7 +154,7 @@ class PartialJson:
                 value = json.loads(text)
             except ValueError as error:
                 raise StructuredOutputError(
-                    f"block {index}'s text is no JSON: {error}", text, index=index
+                    f"block {index}'s text is no JSON: {error}", whole, index=index
                 ) from None
         adapter = self._schema_for(block.name)
         if adapter is not None:
@@ -159,9 +163,37 @@ class PartialJson:
             except ValidationError as error:
                 raise StructuredOutputError(
                     f"block {index}'s value does not validate: {error.error_count()} error(s)",
-                    text, index=index, errors=error.errors(include_url=False),
+                    whole, index=index, errors=error.errors(include_url=False),
                 ) from None
         return [PartialValue(index, block.id, block.name, value, True)]
+
+
+def _fenced_opening(raw: str) -> str | None:
+    """A text block's text from where its JSON may open: after its blanks, and after a
+    Markdown fence line (```` ```json ```` or ```` ``` ````) when it opens with one — which
+    models write around a JSON answer very often; ``None`` while the fence line has not
+    ended (it is not known yet what follows)."""
+    opening = raw.lstrip()
+    if not opening.startswith("`"):
+        return opening
+    line, newline, rest = opening.partition("\n")
+    if not newline:
+        return None if "```".startswith(line[:3]) else opening
+    if line.startswith("```") and line[3:].strip().lower() in ("", "json"):
+        return rest
+    return opening
+
+
+def _unfenced(text: str, skip: int) -> str:
+    """The JSON part of a block's text: the whole text, or for a fenced answer (``skip`` its
+    fence line) what comes before its closing fence. A JSON text holds no raw newline, so
+    the first newline followed by a backtick is the fence's (a partial one at the very end
+    too)."""
+    if not skip:
+        return text
+    text = text[skip:]
+    cut = text.find("\n`")
+    return text if cut < 0 else text[:cut]
 
 
 def partial_json(
@@ -175,8 +207,10 @@ def partial_json(
     result:  --------------P({q:"ab"})----P({q:"abc"})--------P({q:"abc",n:12},done)-|
     ```
 
-    A block counts as JSON when its text opens with ``{`` or ``[``: other text (prose, a
-    free-form tool input) is left alone; a tool call without any text is ``{}``.
+    A block counts as JSON when its text opens with ``{`` or ``[`` — also inside a Markdown
+    code fence (```` ```json ````, which models often write around a JSON answer: the fence
+    lines are not part of the value); other text (prose, a free-form tool input) is left
+    alone; a tool call without any text is ``{}``.
     ``schema`` (a pydantic model, any type, or a ``TypeAdapter``; or a mapping of tool
     name, ``None`` for the answer, to one) validates each value in partial mode, and a value
     that does not validate so far is not emitted; the final one is validated in full.

@@ -268,3 +268,37 @@ def test_partial_json_every_json_answer_capture_is_monotone_and_ends_at_its_text
     assert answers[-1].value == json.loads(response.text)
     for old, new in itertools.pairwise(answers):
         assert _contained(old.value, new.value), (old.value, new.value)
+
+
+def _streamed_answer(text: str, size: int) -> Observable[Event]:
+    pieces = [text[at:at + size] for at in range(0, len(text), size)]
+    return reactivex.from_iterable([
+        MessageStart("openai-chat"), BlockStart(0, "text"),
+        *[TextDelta(0, piece) for piece in pieces], BlockStop(0), MessageStop("end_turn"),
+    ])
+
+
+FENCED = '```json\n{"city": "Paris", "temperature": 21, "units": "c"}\n```'
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 100])
+@pytest.mark.parametrize("text", [
+    FENCED, FENCED + "\n", "\n" + FENCED, FENCED.replace("```json", "```"),
+    FENCED.replace("```json", "```JSON "), FENCED + "\nThat is today's weather.",
+    '```json\n{\n  "city": "Paris",\n  "temperature": 21,\n  "units": "c"\n}\n```',
+])
+def test_partial_json_reads_a_json_answer_in_a_markdown_fence(text: str, size: int) -> None:
+    # bug class: a fenced JSON answer (which models write very often) giving nothing at all
+    values = _values(_streamed_answer(text, size), Weather)
+    assert values
+    assert values[-1].done
+    assert values[-1].value == Weather(city="Paris", temperature=21, units="c")
+    so_far = _values(_streamed_answer(text, size))
+    for old, new in itertools.pairwise(value.value for value in so_far):
+        assert _contained(old, new)
+
+
+@pytest.mark.parametrize("text", ["```python\nprint(1)\n```", "`{}` is an empty object",
+                                  "Here is the JSON:\n```json\n{}\n```"])
+def test_partial_json_leaves_other_fenced_or_quoted_text_alone(text: str) -> None:
+    assert _values(_streamed_answer(text, 2)) == []
