@@ -235,7 +235,11 @@ def _parser() -> argparse.ArgumentParser:
                          help=f"one of {', '.join(PROVIDERS)} (default: told from the bytes)")
         return sub
 
-    demo = commands.add_parser("demo", help="replay the bundled real captures (no key needed)")
+    demo = commands.add_parser(
+        "demo", help="replay the bundled real captures (no key needed)",
+        description="Replay real recorded replies bundled with llm-rx (text, reasoning, "
+                    "parallel tool calls; several providers) in the live terminal display, "
+                    "each followed by a one-line summary. No key and no network needed.")
     demo.add_argument("--delay", type=_delay, metavar="S", help="seconds between events "
                       "(default: paced on a terminal, instant otherwise)")
     demo.add_argument("--json", action="store_true",
@@ -252,7 +256,11 @@ def _parser() -> argparse.ArgumentParser:
     reassemble.set_defaults(subparser=reassemble)  # (to refuse --to without --native)
     with_file("events", "print one JSON event per line")
     serve.add_arguments(commands.add_parser(
-        "serve", help="serve captures on each provider's real endpoints (extra 'serve')"))
+        "serve", help="serve captures on each provider's real endpoints (extra 'serve')",
+        description="Serve recorded replies on each provider's real endpoints and wire "
+                    "formats, so the official SDKs and any HTTP client can be pointed at it: "
+                    "the request's model names the capture. "
+                    "Needs the 'serve' extra (pip install 'llm-rx[serve]')."))
     convert = with_file("convert", "print the reply re-encoded as another provider's stream")
     convert.add_argument("--to", required=True, choices=sorted(STREAM_ENCODERS), metavar="P",
                          help=f"the target stream, one of {', '.join(sorted(STREAM_ENCODERS))}")

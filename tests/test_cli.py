@@ -229,3 +229,15 @@ def test_bundled_capture_files_leave_out_bytecode_beside_the_module() -> None:
         "anthropic", "bedrock", "cohere", "gemini", "ollama", "openai"}
     provenance = (bundled_folder() / "PROVENANCE.tsv").read_text().splitlines()[1:]
     assert len(files) == len(provenance)
+
+
+@pytest.mark.parametrize("command", ["demo", "serve"])
+def test_every_command_has_a_description_in_its_help(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    _usage, _, rest = capsys.readouterr().out.partition("\n\n")
+    description = rest.split("\n\n", 1)[0]
+    assert not description.startswith(("positional arguments", "options"))
+    assert len(description) > 40
