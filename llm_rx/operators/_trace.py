@@ -96,6 +96,7 @@ class _Recorder:
         self.span.set_attribute("gen_ai.system", name)
         if event.model is not None:
             self.span.set_attribute("gen_ai.response.model", event.model)
+            self.span.update_name(f"chat {event.model}")  # ("{operation} {model}")
         if event.id is not None:
             self.span.set_attribute("gen_ai.response.id", event.id)
 
@@ -105,7 +106,9 @@ class _Recorder:
         return len(events), None
 
     def cancel(self) -> None:
-        self.close("cancelled", "disposed before the reply ended")
+        """The consumer disposed: its own choice, not a failure (the status stays unset)."""
+        self.span.set_attribute("llm_rx.cancelled", True)
+        self.close(None)
 
     def end(self, error: Exception | None) -> Exception | None:
         """End with how the events ended; the error to pass on."""
@@ -157,8 +160,11 @@ def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]
     span:     [--------------]        span:    [-----]   error.type = the error's class
     ```
 
-    The span starts at subscription and ends at the end of the events, or at dispose (then
-    ``error.type`` is ``cancelled``). Its times, and ``gen_ai.response.time_to_first_chunk``
+    The span is named ``chat {model}`` (the GenAI semantic conventions' ``{operation}
+    {model}``, with the served model once the reply names it; ``chat`` until then). It starts
+    at subscription and ends at the end of the events, or at dispose (the consumer's own
+    choice, not a failure: the status stays unset, ``llm_rx.cancelled`` is true, and the
+    usage seen so far is recorded). Its times, and ``gen_ai.response.time_to_first_chunk``
     (seconds to the first content delta, also a ``gen_ai.first_token`` event), come from
     the subscription's scheduler. With no tracer provider configured the span does not
     record, and the events go straight through: no work per event.

@@ -16,7 +16,8 @@ from reactivex.testing import TestScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.events import Event, MessageStart, TextDelta
+from llm_rx.events import Event, MessageStart, TextDelta, UsageUpdate
+from llm_rx.response import Usage
 from llm_rx.wire import fast
 
 from ..captures import capture
@@ -110,7 +111,8 @@ def test_trace_cut_stream_is_an_incomplete_error(exporter: InMemorySpanExporter)
 
 
 def test_trace_dispose_ends_the_span_marked_cancelled(exporter: InMemorySpanExporter) -> None:
-    # bug class: a span left open forever (or ended as a success) when the reader stops
+    # bug class: a span left open forever when the reader stops; then: the consumer's own
+    # dispose recorded as an ERROR
     subject: Subject[Event] = Subject()
     subscription = subject.pipe(lxo.trace(_tracer(exporter))).subscribe(lambda _: None)
     subject.on_next(MessageStart("openai-chat", "gpt-4o"))
@@ -118,8 +120,9 @@ def test_trace_dispose_ends_the_span_marked_cancelled(exporter: InMemorySpanExpo
     subscription.dispose()
     (span,) = exporter.get_finished_spans()
     assert span.attributes is not None
-    assert span.attributes["error.type"] == "cancelled"
-    assert span.status.status_code is StatusCode.ERROR
+    assert span.attributes["llm_rx.cancelled"] is True
+    assert "error.type" not in span.attributes
+    assert span.status.status_code is StatusCode.UNSET
     subject.on_completed()
     assert len(exporter.get_finished_spans()) == 1  # ended once
 
@@ -200,3 +203,20 @@ def test_trace_and_cost_behind_fan_out_look_at_each_read_once(
         exclude={"priced_at"})
     assert fused[2] == general[2]
     assert "gen_ai.usage.output_tokens" in fused[2]
+
+
+def test_trace_names_the_span_operation_and_model(exporter: InMemorySpanExporter) -> None:
+    _, span = _traced("anthropic/thinking-signature.sse", exporter)
+    assert span.name == "chat claude-sonnet-4-20250514"
+
+
+def test_trace_dispose_records_the_usage_seen_so_far(exporter: InMemorySpanExporter) -> None:
+    subject: Subject[Event] = Subject()
+    subscription = subject.pipe(lxo.trace(_tracer(exporter))).subscribe(lambda _: None)
+    subject.on_next(MessageStart("anthropic", "claude"))
+    subject.on_next(UsageUpdate(Usage(input_tokens=12, output_tokens=3)))
+    subscription.dispose()
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes is not None
+    assert span.attributes["gen_ai.usage.input_tokens"] == 12
+    assert span.attributes["gen_ai.usage.output_tokens"] == 3
