@@ -57,6 +57,18 @@ def imports_us(statement: str, root: Path = ROOT) -> int:
     return total
 
 
+def modules(statement: str, root: Path = ROOT) -> int:
+    """How many modules ``statement`` imports (the same on every run, however busy the
+    machine: the figure to compare when the times are noisy)."""
+    probe = (f"import sys\nbefore = set(sys.modules)\n{statement}\n"
+             "print(len(set(sys.modules) - before))")
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True, text=True, check=True, timeout=120,
+    )
+    return int(result.stdout.strip().splitlines()[-1])
+
+
 def wall_ms(argv: list[str], root: Path = ROOT) -> float:
     """The wall-clock time of one process (ms)."""
     start = time.perf_counter()
@@ -74,9 +86,10 @@ def main(argv: list[str] | None = None) -> None:
     best = {label: min(imports_us(code, root) for _ in range(args.runs))
             for label, code in STATEMENTS.items()}
     base = best["import reactivex"]
-    print(f"{'statement':28} {'best µs':>10} {'x reactivex':>12}")
+    print(f"{'statement':28} {'best µs':>10} {'x reactivex':>12} {'modules':>8}")
     for label, value in best.items():
-        print(f"{label:28} {value:>10} {value / base:>12.2f}")
+        count = modules(STATEMENTS[label], root)
+        print(f"{label:28} {value:>10} {value / base:>12.2f} {count:>8}")
     empty = min(wall_ms([sys.executable, "-c", "pass"], root) for _ in range(args.runs))
     version = min(wall_ms([sys.executable, "-m", "llm_rx", "--version"], root)
                   for _ in range(args.runs))
