@@ -45,6 +45,7 @@ from .events import Dropped, Event, event_to_dict
 from .native import ENCODERS, to_native
 from .response import Response
 from .sinks import terminal_display
+from .sinks._term_text import terminal_text
 from .sources import from_bytes
 from .wire.providers import ProviderName, provider_id
 from .wire.registry import PROVIDERS
@@ -55,6 +56,11 @@ EXIT_OK, EXIT_INCOMPLETE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Shown in a human summary for a value nobody reported (never ``None``, never ``0``).
 ABSENT = "—"
+
+
+def _say(message: str) -> None:
+    """A message on stderr (what it quotes of a reply, terminal-escaped: see sinks)."""
+    sys.stderr.write(f"llm-rx: {terminal_text(message)}\n")
 
 
 def _dump(value: Any, out: TextIO, *, indent: bool = True) -> None:
@@ -93,7 +99,8 @@ def _summary(response: Response, out: TextIO, width: int = SUMMARY_WIDTH) -> Non
     (and why not, shortened to the room there is) always stay."""
     usage = response.usage
     # (a part: its text, and its rank: the highest is left out first; 0 always stays)
-    parts = [(f"-- {response.provider}", 0), *([(response.model, 6)] if response.model else []),
+    model = terminal_text(response.model or "")
+    parts = [(f"-- {response.provider}", 0), *([(model, 6)] if model else []),
              (f"stop {_shown(response.stop_reason)}", 7), (_state(response, _WHY), 0)]
     for label, value, rank in (("input", usage.input_tokens, 4),
                                ("output", usage.output_tokens, 5),
@@ -123,14 +130,14 @@ def _state(response: Response, room: int) -> str:
 
 def _why(response: Response) -> str:
     error = response.error
-    return "no error reported" if error is None else f"{error.kind}: {error.message}"
+    return "no error reported" if error is None else terminal_text(f"{error.kind}: {error.message}")
 
 
 def _outcome(response: Response) -> int:
     """The exit status of a reply printed as data; why one is incomplete goes to stderr."""
     if response.complete:
         return EXIT_OK
-    sys.stderr.write(f"llm-rx: the reply is incomplete ({_why(response)})\n")
+    _say(f"the reply is incomplete ({_why(response)})")
     return EXIT_INCOMPLETE
 
 
@@ -199,11 +206,11 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         except LlmRxError as error:
             if not written:  # not a stream at all: nothing to convert
                 raise
-            sys.stderr.write(f"llm-rx: the reply is incomplete ({error.kind}: {error})\n")
+            _say(f"the reply is incomplete ({error.kind}: {error})")
             status = EXIT_INCOMPLETE
     for item in dropped:
         where = "" if item.index is None else f" (block {item.index})"
-        sys.stderr.write(f"llm-rx: dropped {item.what}{where}: {item.reason}\n")
+        _say(f"dropped {item.what}{where}: {item.reason}")
     return status
 
 
@@ -301,13 +308,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         discard_stdout()
         return EXIT_PIPE
     except BadInput as error:
-        sys.stderr.write(f"llm-rx: {error}\n")
+        _say(str(error))
         return EXIT_BAD_INPUT
     except LlmRxError as error:
-        sys.stderr.write(f"llm-rx: {type(error).__name__}: {error}\n")
+        _say(f"{type(error).__name__}: {error}")
         return EXIT_BAD_INPUT
     except (OSError, ValueError) as error:
-        sys.stderr.write(f"llm-rx: {error}\n")
+        _say(str(error))
         return EXIT_BAD_INPUT
 
 

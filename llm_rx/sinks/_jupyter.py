@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import html
 import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from reactivex import Observable, abc
@@ -29,9 +29,11 @@ from ._format import (
     problem_text,
     thinking_title,
 )
+from ._html_text import code_text, link_target, literal_text, markdown_text
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
 from ._server_tools import ToolLines, server_tool_lines
-from ._sources import Source, cited_pieces, href, markers, short_url, snippet_text
+from ._sources import Source, cited_pieces, markers, short_url, snippet_text
+from ._term_text import terminal_text
 
 __all__ = ["DisplayUnavailableError", "ReplyFrame", "jupyter_display"]
 
@@ -161,12 +163,9 @@ def render_frame(
             text = block.text
             answer = answer_json_text(text, final)  # (a JSON answer: its object, indented)
             if answer is not None:
-                fence = _fence(answer)
-                markdown.append(f"{fence}json\n{answer}\n{fence}")
+                markdown.append(_fenced(answer, "json"))
             else:
-                cited = "".join(piece + (f"<sup>{markers(numbers)}</sup>" if numbers else "")
-                                for piece, numbers in cited_pieces(block, sources))
-                markdown.append(closed_markdown(cited))
+                markdown.append(closed_markdown(_cited_markdown(block, sources)))
             plain.append(text if answer is None else answer)
         elif isinstance(block, ThinkingBlock):
             thinking = not final and position == last
@@ -174,28 +173,40 @@ def render_frame(
             plain.append(f"[{thinking_title(block, thinking)}]")
         elif isinstance(block, ToolCallBlock):
             arguments = arguments_text(block, final)
-            fence = _fence(arguments)
-            markdown.append(f"**Tool call** `{block.name}`\n{fence}json\n{arguments}\n{fence}")
+            markdown.append(f"**Tool call** {code_text(block.name or '?')}\n"
+                            + _fenced(arguments, "json"))
             plain.append(f"[tool call] {block.name}({arguments})")
         elif isinstance(block, RefusalBlock):
-            markdown.append(_quote(f"**Refusal:** {block.text}"))
+            (refusal,) = markdown_text(block.text, inline=True)
+            markdown.append(_quote(f"**Refusal:** {refusal}"))
             plain.append(f"[refusal] {block.text}")
         elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, collapsed)
             tool = server_tool_lines(block)
-            markdown.append(_Line(f"⚙ {html.escape(tool.title)}", _tool_body(tool)))
+            markdown.append(_Line(f"⚙ {literal_text(tool.title)}", _tool_body(tool)))
             plain.append(f"[{tool.title}]")
     if sources:
         markdown.append(_sources_markdown(sources))
         plain.extend(f"[{source.number}] {source.url or source.name}" for source in sources)
     problem = problem_text(response) if final else None
     if problem:
-        markdown.append(_quote(f"**⚠ {problem}**"))
+        markdown.append(_quote(f"**⚠ {literal_text(problem)}**"))
         plain.append(f"[{problem}]")
     footer = footer_text(response, final, notes=notes)
     one_line = footer.replace("\n", " · ")  # (the notebook wraps it to its width)
-    markdown.append(f"<sub>{html.escape(one_line)}</sub>")
+    markdown.append(f"<sub>{literal_text(one_line)}</sub>")
     plain.append("\n".join(f"-- {line}" for line in footer.split("\n")))
-    return ReplyFrame(_joined(markdown), "\n".join(part for part in plain if part))
+    return ReplyFrame(_joined(markdown),
+                      terminal_text("\n".join(part for part in plain if part)))
+
+
+def _cited_markdown(run: TextRun, sources: list[Source]) -> str:
+    """The run's text as safe Markdown, each cited span's end marked with its sources'
+    numbers (a mark never inside code: see ``markdown_text``)."""
+    pieces = cited_pieces(run, sources)
+    cuts = list(accumulate(len(piece) for piece, _ in pieces[:-1]))
+    escaped = markdown_text("".join(piece for piece, _ in pieces), cuts)
+    return "".join(text + (f"<sup>{markers(numbers)}</sup>" if numbers else "")
+                   for text, (_, numbers) in zip(escaped, pieces, strict=True))
 
 
 @dataclass(frozen=True)
@@ -235,17 +246,16 @@ def _thinking_markdown(block: ThinkingBlock, thinking: bool) -> _Line:
     """Collapsed: a ``<details>`` whose summary says how much, the text quoted inside."""
     summary = thinking_title(block, thinking).capitalize()
     text = block.text.strip("\n")
-    return _Line(summary, _quote(html.escape(text, quote=False)) if text.strip() else "")
+    return _Line(summary, _quote(markdown_text(text)[0]) if text.strip() else "")
 
 
 def _tool_body(tool: ToolLines) -> str:
     """What a server tool was given (the whole input, as code), then its result's lines."""
     parts = []
     if tool.code is not None:
-        fence = _fence(tool.code)
-        parts.append(f"{fence}\n{tool.code}\n{fence}")
+        parts.append(_fenced(tool.code))
     if tool.details:
-        parts.append("\n".join(f"> {html.escape(line, quote=False)}  " for line in tool.details))
+        parts.append("\n".join(f"> {literal_text(line)}  " for line in tool.details))
     return "\n\n".join(parts)
 
 
@@ -255,24 +265,20 @@ def _sources_markdown(sources: list[Source]) -> str:
     where it leads when the title does not say, and the cited snippet."""
     lines = ["**Sources**", ""]
     for source in sources:
-        text = _link_text(source.link_text)
-        if source.url is None:  # (a document, a file: named, nothing to link to)
+        text = literal_text(source.link_text)
+        target = None if source.url is None else link_target(source.url)
+        if target is None:  # (a document, a file, a URL that may not be a link: named)
             line = f"{source.number}. {text}"
         else:
-            line = f"{source.number}. [{text}](<{href(source.url)}>)"
-            if source.title is not None and not _names_a_site(source.title):
-                line += f" <sub>{html.escape(short_url(source.url))}</sub>"
+            line = f"{source.number}. [{text}](<{target}>)"
+        if source.url is not None and source.title is not None \
+                and not _names_a_site(source.title):
+            line += f" <sub>{literal_text(short_url(source.url))}</sub>"
         snippet = snippet_text(source)
         if snippet:
-            line += f"<br>“{html.escape(snippet)}”"
+            line += f"<br>“{literal_text(snippet)}”"
         lines.append(line)
     return "\n".join(lines)
-
-
-def _link_text(text: str) -> str:
-    """Text that stays a link's text: no brackets or HTML of its own, on one line."""
-    escaped = html.escape(" ".join(text.split()), quote=False)
-    return escaped.replace("[", "\\[").replace("]", "\\]")
 
 
 def _names_a_site(title: str) -> bool:
@@ -282,6 +288,13 @@ def _names_a_site(title: str) -> bool:
 
 def _quote(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def _fenced(text: str, info: str = "") -> str:
+    """``text`` as a code block (control characters dropped: the terminal rule's)."""
+    text = terminal_text(text)
+    fence = _fence(text)
+    return f"{fence}{info}\n{text}\n{fence}"
 
 
 def _fence(text: str) -> str:

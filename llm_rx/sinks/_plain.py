@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import TextIO, cast
 
 from ..builder import fold_error
 from ..events import (
@@ -16,6 +16,7 @@ from ..events import (
     ToolArgsDelta,
 )
 from ._format import ending_text
+from ._term_text import terminal_text
 
 __all__ = ["PlainPrinter"]
 
@@ -35,11 +36,15 @@ class PlainPrinter:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self._kinds: dict[int, str] = {}
+        self._names: dict[int, str] = {}  # a tool call's name, to reopen its line
+        self._line: int | None = None  # the block whose line is being written
         self._at_line_start = True
         self._ended = False  # the reply's own end (MessageStop) arrived
         self._closed = False  # the events ended (completed or failed): the last line is out
 
     def _write(self, text: str) -> None:
+        """Write ``text`` (which holds what a provider wrote: terminal-escaped here)."""
+        text = terminal_text(text)
         if text:
             self.out.write(text)
             self._at_line_start = text.endswith("\n")
@@ -49,6 +54,23 @@ class PlainPrinter:
         if not self._at_line_start:
             self._write("\n")
 
+    def _leave(self) -> None:
+        """End the line of the block being written: a tool call's with its ``)``."""
+        if self._line is not None and self._kinds.get(self._line) == "tool_call":
+            self._write(")\n")
+        self._line = None
+
+    def _into(self, index: int) -> None:
+        """Go on writing block ``index``: a tool call whose line another block's took over
+        (parallel calls, interleaved) gets a line of its own again, marked ``…``."""
+        if self._line == index or index not in self._kinds:
+            return
+        self._leave()
+        if self._kinds[index] == "tool_call":
+            self._newline()
+            self._write(f"[tool call] {self._names[index]}(…")
+        self._line = index
+
     def on_next(self, event: Event) -> None:
         """Write what the event adds: its text, or the line that opens or closes a block.
 
@@ -57,16 +79,23 @@ class PlainPrinter:
         """
         kind = type(event)
         if kind is TextDelta or kind is ThinkingDelta or kind is RefusalDelta:
-            self._write(event.text)  # type: ignore[union-attr]
+            delta = cast("TextDelta | ThinkingDelta | RefusalDelta", event)
+            self._into(delta.index)
+            self._write(delta.text)
         elif kind is ToolArgsDelta:
-            self._write(event.fragment)  # type: ignore[union-attr]
+            fragment = cast(ToolArgsDelta, event)
+            self._into(fragment.index)
+            self._write(fragment.fragment)
         elif kind is BlockStart:
             assert isinstance(event, BlockStart)
+            self._leave()
             self._kinds[event.index] = event.kind
+            self._line = event.index
             if event.kind == "thinking":
                 self._newline()
                 self._write("[thinking] ")
             elif event.kind == "tool_call":
+                self._names[event.index] = event.name or "?"
                 self._newline()
                 self._write(f"[tool call] {event.name}(")
             elif event.kind == "refusal":
@@ -81,12 +110,13 @@ class PlainPrinter:
         elif kind is BlockStop:
             assert isinstance(event, BlockStop)
             block_kind = self._kinds.get(event.index)
-            if block_kind == "tool_call":
-                self._write(")\n")
-            elif block_kind in ("thinking", "refusal"):
+            if self._line == event.index:
+                self._leave()
+            if block_kind in ("thinking", "refusal"):
                 self._newline()
         elif kind is MessageStop:
             self._ended = True
+            self._leave()
             self._newline()
 
     def on_error(self, error: Exception) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
@@ -28,8 +29,10 @@ from ._format import (
     problem_text,
     thinking_title,
 )
+from ._html_text import link_target
 from ._server_tools import ToolLines, server_tool_lines
 from ._sources import Source, cited_pieces, markers, snippet_text
+from ._term_text import terminal_text
 
 __all__ = ["RichView", "render_reply"]
 
@@ -91,28 +94,28 @@ def render_reply(
             text = block.text
             answer = answer_json_text(text, final)  # (a JSON answer: its object, indented)
             if answer is not None:
-                parts.append(Text(answer, style="cyan"))
+                parts.append(Text(terminal_text(answer), style="cyan"))
             elif text:
                 cited = "".join(piece + markers(numbers)
                                 for piece, numbers in cited_pieces(block, sources))
-                parts.append(Markdown(closed_markdown(cited)))
+                parts.append(_SafeMarkdown(closed_markdown(terminal_text(cited))))
         elif isinstance(block, ThinkingBlock):
             parts.extend(_thinking(block, streaming=not final and position == last))
         elif isinstance(block, ToolCallBlock):
-            call = Text.assemble(("tool call ", "bold cyan"), (block.name or "?", "bold"))
-            parts.append(call)
-            arguments = arguments_text(block, final)
+            name = terminal_text(block.name or "?")
+            parts.append(Text.assemble(("tool call ", "bold cyan"), (name, "bold")))
+            arguments = terminal_text(arguments_text(block, final))
             if arguments:
                 parts.append(Text(arguments, style="cyan"))
         elif isinstance(block, RefusalBlock):
-            parts.append(Text(f"refusal: {block.text}", style="yellow"))
+            parts.append(Text(terminal_text(f"refusal: {block.text}"), style="yellow"))
         elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, a line or few)
             parts.extend(_server_tool(server_tool_lines(block)))
     if sources:
         parts += [Text(""), _sources(sources)]  # (a blank line: the list is not the answer)
     problem = problem_text(response) if final else None
     if problem:
-        parts.append(Text(f"⚠ {problem}", style="bold red"))
+        parts.append(Text(terminal_text(f"⚠ {problem}"), style="bold red"))
     if parts:
         parts.append(Text(""))  # (the footer under a blank line)
     parts.append(_Footer(response, final, notes))
@@ -126,15 +129,15 @@ def _indented(text: Text) -> Padding:
 
 def _server_tool(tool: ToolLines) -> list[RenderableType]:
     """The title, then the input as code (its first lines), then the result's first lines."""
-    parts: list[RenderableType] = [Text(f"▸ {tool.title}", style="dim italic")]
+    parts: list[RenderableType] = [Text(terminal_text(f"▸ {tool.title}"), style="dim italic")]
     if tool.code is not None:
-        lines = tool.code.splitlines()
+        lines = terminal_text(tool.code).splitlines()
         more = len(lines) - CODE_SHOWN
         shown = "\n".join(lines[:CODE_SHOWN]).rstrip()
         parts.append(_indented(Text(shown, style="cyan dim", overflow="fold")))
         if more > 0:
             parts.append(_indented(Text(f"… and {more} more lines", style="dim")))
-    parts.extend(_indented(Text(line, style="dim")) for line in tool.details)
+    parts.extend(_indented(Text(terminal_text(line), style="dim")) for line in tool.details)
     return parts
 
 
@@ -148,17 +151,47 @@ def _sources(sources: list[Source]) -> Group:
     grid.add_column(ratio=1)
     for source in sources:
         lines: list[RenderableType] = []
-        url = None if source.url is None else Text(  # (a Style: a URL may hold spaces)
-            source.url, Style(color="blue", underline=True, link=source.url), overflow="fold")
+        shown = None if source.url is None else terminal_text(source.url)
+        link = None if shown is None or link_target(shown) is None else shown
+        url = None if shown is None else Text(  # (a Style: a URL may hold spaces)
+            shown, Style(color="blue", underline=True, link=link), overflow="fold")
         if source.title is not None:
-            lines.append(Text(source.title))
+            lines.append(Text(terminal_text(source.title)))
         if url is not None:  # (with no title: the URL alone, once)
             lines.append(url)
         snippet = snippet_text(source)
         if snippet:
-            lines.append(Text(f"“{snippet}”", style="dim"))
+            lines.append(Text(terminal_text(f"“{snippet}”"), style="dim"))
         grid.add_row(Text(f"[{source.number}]", style="bold"), Group(*lines))
     return Group(Text("Sources", style="bold"), grid)
+
+
+class _SafeMarkdown(Markdown):
+    """Markdown whose parsed text holds no control character (an entity such as ``&#x202e;``
+    is decoded by the parser: escaped again here), and whose links lead only to ``http``,
+    ``https`` or ``mailto`` (any other link is its text alone, an image its name)."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(markup)
+        unsafe = False  # (in a link that may not be one: its text alone)
+        for token in self._flatten_tokens(self.parsed):
+            _safe_token(token)
+            if token.type == "link_open":
+                unsafe = not token.attrs["href"]
+            if unsafe and token.type in ("link_open", "link_close"):
+                token.type = "text"
+
+
+def _safe_token(token: Token) -> None:
+    token.content = terminal_text(token.content)
+    token.info = terminal_text(token.info)
+    for child in token.children or ():
+        _safe_token(child)
+    for name in ("href", "src"):
+        target = token.attrs.get(name)
+        if target is not None:
+            target = terminal_text(str(target))
+            token.attrs[name] = target if link_target(target) is not None else ""
 
 
 class _Footer:
@@ -170,8 +203,8 @@ class _Footer:
         self.notes = notes
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(
-            footer_text(self.response, self.final, options.max_width, self.notes), style="dim")
+        footer = footer_text(self.response, self.final, options.max_width, self.notes)
+        yield Text(terminal_text(footer), style="dim")
 
 
 def _thinking(block: ThinkingBlock, streaming: bool) -> list[RenderableType]:
@@ -179,5 +212,5 @@ def _thinking(block: ThinkingBlock, streaming: bool) -> list[RenderableType]:
         Text(f"▸ {thinking_title(block, streaming)}", style="dim italic")
     ]
     if streaming and block.text.strip():
-        parts.append(_Tail(Text(block.text.strip(), style="dim"), THINKING_TAIL))
+        parts.append(_Tail(Text(terminal_text(block.text.strip()), style="dim"), THINKING_TAIL))
     return parts

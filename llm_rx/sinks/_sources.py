@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from ..wire.citations import Citation
 from ._flow import TextRun
+from ._html_text import href
 
 __all__ = ["Source", "cited_pieces", "href", "markers", "short_url", "snippet_text"]
 
 #: Characters of a URL shown as a link's text at most (host and the start of the path).
 SHORT_URL = 48
-#: What stays as it is in a link's target: the URL's own delimiters and its ``%`` escapes.
-_URL_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
 
 
 @dataclass
@@ -93,12 +92,6 @@ def snippet_text(source: Source, limit: int = 160) -> str | None:
         return None
     snippet = " ".join(source.snippets[0].split())
     return snippet if len(snippet) <= limit else snippet[: limit - 1].rstrip() + "…"
-
-
-def href(url: str) -> str:
-    """``url`` as a link's target: whole, with what may not stand in one percent-encoded
-    (a space, ``<``, ``>``, a quote, non-ASCII); its own ``%`` escapes kept as they are."""
-    return quote(url.strip(), safe=_URL_SAFE)
 
 
 def short_url(url: str, limit: int = SHORT_URL) -> str:

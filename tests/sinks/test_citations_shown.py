@@ -128,7 +128,7 @@ def test_live_frames_show_sources_as_they_arrive() -> None:
     ("anthropic/web-search-citations.sse",
      ["⚙ web_search: top world news today", "⚙ web_search: 10 results"]),
     ("anthropic/code-execution-bash.sse",
-     ['⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255&quot; | bc -l',
+     ['⚙ bash_code_execution: echo \"65465-6544 * 65464-6+1.02255\" | bc -l',
       "⚙ bash_code_execution: exit code 0"]),
     ("openai/responses-web-search.sse", ["⚙ web_search: weather: San Francisco, CA"]),
     ("openai/responses-code-interpreter-reasoning.sse",

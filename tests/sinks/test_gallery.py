@@ -39,7 +39,7 @@ CASES: dict[str, list[str]] = {
         "⚙ web_search: tallest mountain in Alberta highest peak Alberta Mount Columbia"],
     "gemini/sse-google-search-grounding.sse": ["stop: end_turn"],
     "anthropic/code-execution-bash.sse": [
-        "⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255&quot; | bc -l",
+        "⚙ bash_code_execution: echo \"65465-6544 * 65464-6+1.02255\" | bc -l",
         "⚙ bash_code_execution: exit code 0"],
     "anthropic/programmatic-tool-calling.sse": [
         "<summary>⚙ code_execution: import asyncio</summary>\n\n```\nimport asyncio\n\n"

@@ -141,7 +141,7 @@ def test_jupyter_display_escapes_thinking_and_fences_tool_arguments() -> None:
         jupyter_display(display=display)
     ))
     final = display.handles[0].markdown
-    assert "> &lt;/details&gt;&lt;script&gt;x&lt;/script&gt;" in final  # shown, not run
+    assert "> &lt;/details>&lt;script>x&lt;/script>" in final  # shown, not run
     assert "<script>" not in final
     assert '````json\n{\n  "code": "```"\n}\n````' in final  # a fence longer than the ```
 
@@ -264,8 +264,8 @@ def test_jupyter_display_source_shows_the_cited_snippet() -> None:
 def test_jupyter_display_server_tools_show_what_ran() -> None:
     handle, _ = _show("anthropic/code-execution-bash.sse")
     final = handle.markdown
-    assert ('>⚙ bash_code_execution: echo &quot;65465-6544 * 65464-6+1.02255'
-            '&quot; | bc -l</div>') in final  # (nothing more to show: a line, not collapsed)
+    assert ('>⚙ bash_code_execution: echo "65465-6544 * 65464-6+1.02255'
+            '" | bc -l</div>') in final  # (nothing more to show: a line, not collapsed)
     assert ("<summary>⚙ bash_code_execution: exit code 0</summary>\n\n"
             "> -428330955.97745") in final
     assert "`[server_tool_use]`" not in final

@@ -1,0 +1,237 @@
+"""The notebook rule: what a provider wrote reaches the Markdown output as text, never as HTML.
+
+A notebook trusts the outputs its kernel produces (JupyterLab and Notebook 7 render their
+HTML, scripts' event handlers included), so every string that came from the wire goes
+through one of these before it joins ``jupyter_display()``'s ``text/markdown``:
+
+* :func:`markdown_text` for text the model wrote as Markdown (the answer, thinking, a
+  refusal): its formatting renders (bold, code, lists, tables, headings, links), and
+  - no ``<`` that could open an HTML element, a comment or an autolink stays raw (it is
+    written ``&lt;``, which reads ``<``); in a code span that holds one, the span is
+    written as ``<code>`` with its text escaped (it looks the same);
+  - a link's target (``[text](target)``, a reference ``[label]: target``) is kept only
+    when it is ``http``, ``https`` or ``mailto``; any other link shows as the text it is;
+  - an image (``![alt](url)``) shows as a link to it, never loaded by the page (an image
+    a reply names could carry what the page shows to its server);
+  - a fenced code block opened at the start of a line is left as it is (code is text to
+    the renderer); one opened further in (inside a list) has its ``<`` escaped like prose.
+* :func:`literal_text` for text shown as it is (a tool's name, a title, a URL, a snippet,
+  an error message, the model id): on one line, no character of it read as Markdown or
+  HTML (``&``, ``<``, ``>``, brackets, backslash and backtick written as entities).
+* :func:`code_text` for a name shown as code, :func:`link_target` for a URL as a link.
+
+Both drop what the terminal rule drops (control characters, escape sequences, bidirectional
+overrides: :mod:`._term_text`), which no page needs either.
+
+Escaping never relies on reading the Markdown the way the renderer does: where the reading
+could differ (is this a code span?), what is kept raw holds nothing that escaping would
+have changed, so either reading renders no markup from the reply.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from itertools import accumulate, pairwise
+from urllib.parse import quote
+
+from ._term_text import terminal_text
+
+__all__ = ["code_text", "href", "link_target", "literal_text", "markdown_text"]
+
+#: The link targets a reply may give: anything else is shown as text.
+SCHEMES = ("http://", "https://", "mailto:")
+#: What stays as it is in a link's target: the URL's own delimiters and its ``%`` escapes.
+_URL_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
+
+_LITERAL = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;",
+                          "]": "&#93;", "\\": "&#92;", "`": "&#96;"})
+_SPACE = re.compile(r"\s+")
+_NAME = re.compile(r"[\w.:/@+-]+")
+
+#: A fence that opens at the very start of a line (no container can hold it).
+_OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)")
+_INFO = re.compile(r"[\w+#.-]*")
+#: What, outside code, could become markup: a tag's or autolink's ``<``, a link's ``](``,
+#: a reference's ``]:``, an image's ``![``.
+_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|\]\(|\]:|!\[")
+_BACKTICKS = re.compile(r"`+")
+_BLANK = re.compile(r"\n[ \t]*\n")
+#: Before a link's target: blanks, at most one line end, then an optional ``<``.
+_BEFORE_TARGET = re.compile(r"[ \t]*(?:\n[ \t]*)?<?")
+
+
+def literal_text(text: str) -> str:
+    """``text`` on one line (runs of white space as one space), to be read as it is."""
+    return _SPACE.sub(" ", terminal_text(text)).strip().translate(_LITERAL)
+
+
+def code_text(text: str) -> str:
+    """``text`` as inline code: a plain name in backticks, anything else as ``<code>``."""
+    if _NAME.fullmatch(text):
+        return f"`{text}`"
+    return f"<code>{literal_text(text)}</code>"
+
+
+def link_target(url: str) -> str | None:
+    """``url`` as a link's target (:func:`href`) when it may be one (``http``, ``https``,
+    ``mailto``); ``None`` for any other URL (shown as text)."""
+    return href(url) if url.strip().lower().startswith(SCHEMES) else None
+
+
+def href(url: str) -> str:
+    """``url`` as a link's target: whole, with what may not stand in one percent-encoded
+    (a space, ``<``, ``>``, a quote, non-ASCII); its own ``%`` escapes kept as they are."""
+    return quote(url.strip(), safe=_URL_SAFE)
+
+
+def markdown_text(text: str, cuts: Sequence[int] = (), inline: bool = False) -> list[str]:
+    """``text`` (Markdown) made safe, cut into ``len(cuts) + 1`` pieces at the offsets
+    ``cuts`` (ascending: where the caller adds its own markup, a citation's marker). A cut
+    that falls inside code or at the start of a line moves back to the last place where
+    markup can go (else to the end). ``inline``: the text continues a line (its first line
+    cannot open a code block)."""
+    bounds = [0, *(min(max(cut, 0), len(text)) for cut in cuts), len(text)]
+    parts = [terminal_text(text[start:end]) for start, end in pairwise(bounds)]
+    text = "".join(parts)  # (no control character either: see the terminal rule)
+    cuts = list(accumulate(len(part) for part in parts[:-1]))
+    edits, code = _edits(text, inline)
+    places = [_place(cut, text, code) for cut in cuts]
+    pieces: list[str] = []
+    out: list[str] = []
+    at = 0
+    edit = 0
+    for cut in [*places, len(text)]:
+        while edit < len(edits) and edits[edit][0] < cut:
+            start, end, replacement = edits[edit]
+            out += [text[at:start], replacement]
+            at = end
+            edit += 1
+        if cut > at:
+            out.append(text[at:cut])
+            at = cut
+        pieces.append("".join(out))
+        out = []
+    return pieces
+
+
+def _place(cut: int, text: str, code: list[tuple[int, int]]) -> int:
+    """Where a cut's markup can go: not in code, not at a line's start."""
+    position = min(max(cut, 0), len(text))
+    starts = [start for start, _ in code]
+    while True:
+        found = bisect_left(starts, position) - 1  # (the last stretch starting before)
+        if found >= 0 and position < code[found][1]:
+            position = code[found][0]
+        elif position > 0 and text[position - 1] == "\n":
+            position -= 1
+        else:
+            return position if position > 0 or not text else len(text)
+
+
+def _edits(text: str, inline: bool) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
+    """The replacements that make ``text`` safe (``(start, end, new)``, in order), and the
+    stretches of code (fences and code spans) where no markup may be added."""
+    edits: list[tuple[int, int, str]] = []
+    code: list[tuple[int, int]] = []
+    prose_start = 0
+    position = 0
+    opened: str | None = None  # the marker of the fence we are in
+    fence_start = 0
+    for line in text.split("\n"):
+        end = position + len(line)
+        if opened is not None:
+            stripped = line.lstrip(" ")
+            if (len(line) - len(stripped) <= 3 and stripped.startswith(opened[0] * len(opened))
+                    and not stripped.lstrip(opened[0]).strip()):
+                opened = None
+                code.append((fence_start, end + 1))  # (its line's end too)
+                prose_start = end + 1
+        elif not (inline and position == 0):
+            match = _OPENER.match(line)
+            if match is not None and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+                _prose(text, prose_start, position, edits, code)
+                opened, fence_start = match.group(1), position
+                info = match.group(2)
+                safe = _INFO.match(info.strip())
+                kept = safe.group(0) if safe is not None else ""
+                if info != kept:
+                    edits.append((position + len(opened), end, kept))
+        position = end + 1
+    if opened is not None:  # (open to the end: so is what would follow it)
+        code.append((fence_start, len(text) + 1))
+    else:
+        _prose(text, prose_start, len(text), edits, code)
+    return edits, code
+
+
+def _prose(text: str, start: int, end: int, edits: list[tuple[int, int, str]],
+           code: list[tuple[int, int]]) -> None:
+    """The edits of the stretch ``text[start:end]`` outside fences: code spans, then markup."""
+    at = start
+    for span_start, span_end in _code_spans(text, start, end):
+        _escape(text, at, span_start, edits)
+        content = text[span_start:span_end]
+        inner: list[tuple[int, int, str]] = []
+        _escape(content, 0, len(content), inner)
+        if inner:  # (a span whose text escaping would change: written as <code>)
+            body = content.strip("`")
+            edits.append((span_start, span_end, f"<code>{literal_text(body)}</code>"))
+        code.append((span_start, span_end))
+        at = span_end
+    _escape(text, at, end, edits)
+
+
+def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The code spans of ``text[start:end]``: a run of backticks (not escaped) up to the
+    next run as long, within one paragraph."""
+    spans: list[tuple[int, int]] = []
+    runs = list(_BACKTICKS.finditer(text, start, end))
+    by_width: dict[int, list[int]] = {}
+    for position, run in enumerate(runs):
+        by_width.setdefault(len(run.group(0)), []).append(position)
+    blanks = [blank.start() for blank in _BLANK.finditer(text, start, end)]
+    index = 0
+    while index < len(runs):
+        opener = runs[index]
+        escaped = _backslashes(text, opener.start()) % 2 == 1
+        width = len(opener.group(0)) - (1 if escaped else 0)
+        begin = opener.start() + (1 if escaped else 0)
+        same = by_width.get(width, [])
+        after = bisect_right(same, index)
+        closer = same[after] if width and after < len(same) else None
+        if closer is None or bisect_left(blanks, begin) < bisect_left(
+                blanks, runs[closer].start()):  # (none, or a paragraph's end between)
+            index += 1
+            continue
+        spans.append((begin, runs[closer].end()))
+        index = closer + 1
+    return spans
+
+
+def _backslashes(text: str, position: int) -> int:
+    count = 0
+    while position - count > 0 and text[position - count - 1] == "\\":
+        count += 1
+    return count
+
+
+def _escape(text: str, start: int, end: int, edits: list[tuple[int, int, str]]) -> None:
+    """The edits of prose ``text[start:end]`` (a link's target is read past ``end``)."""
+    for match in _MARKUP.finditer(text, start, end):
+        found = match.group(0)
+        at = match.start()
+        if found == "<":
+            edits.append((at, at + 1, "&lt;"))
+        elif found == "![":
+            edits.append((at, at + 1, "&#33;"))
+        elif not _allowed(text, match.end()):  # ](  ]:
+            edits.append((at + 1, at + 2, "&#40;" if found == "](" else "&#58;"))
+
+
+def _allowed(text: str, position: int) -> bool:
+    """Whether the link target starting at ``position`` is ``http``, ``https``, ``mailto``."""
+    lead = _BEFORE_TARGET.match(text, position)
+    at = lead.end() if lead is not None else position
+    return text[at:at + 8].lower().startswith(SCHEMES)
