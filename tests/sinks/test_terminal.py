@@ -13,6 +13,8 @@ from rich.text import Text
 import llm_rx
 from llm_rx import operators as lxo
 from llm_rx.cli import main
+from llm_rx.data import capture_path
+from llm_rx.events import BlockStart, BlockStop, MessageStart, MessageStop, ToolArgsDelta
 from llm_rx.sinks import PlainPrinter, terminal_display
 
 from ..captures import capture
@@ -177,3 +179,28 @@ def test_terminal_plain_text_marks_a_disposed_reply_and_ends_its_line() -> None:
     text = out.getvalue()
     assert text.endswith("[cancelled]\n")
     assert text.count("[cancelled]") == 1
+
+
+def test_plain_text_closes_each_parallel_tool_call_on_its_own_line() -> None:
+    # bug: the first call's ")" came after the second call's line (its stop arrives last)
+    out = io.StringIO()
+    path = capture_path("openai/chat-parallel-tool-calls.sse")
+    assert main(["replay", str(path)], out=out) == 0
+    lines = out.getvalue().split("\n")
+    assert lines[:2] == [
+        '[tool call] GetWeatherArgs({"city": "Edinburgh", "country": "GB", "units": "c"})',
+        '[tool call] get_stock_price({"ticker": "AAPL", "exchange": "NASDAQ"})']
+    assert lines[2].startswith("-- openai-chat")
+
+
+def test_plain_text_interleaved_tool_calls_each_reopen_their_line() -> None:
+    out = io.StringIO()
+    printer = PlainPrinter(out)
+    for event in (MessageStart("p"), BlockStart(0, "tool_call", "a", "one"),
+                  ToolArgsDelta(0, '{"x": '), BlockStart(1, "tool_call", "b", "two"),
+                  ToolArgsDelta(1, "{}"), ToolArgsDelta(0, "1}"), BlockStop(1), BlockStop(0),
+                  MessageStop("tool_use")):
+        printer.on_next(event)
+    printer.on_completed()
+    assert out.getvalue() == ('[tool call] one({"x": )\n[tool call] two({})\n'
+                              '[tool call] one(…1})\n')
