@@ -45,16 +45,20 @@ def text_runs(
     """The content with each stretch of adjacent text blocks gathered into one run (``cited``:
     the citations of each block of ``content``, carried along on the runs)."""
     out: list[TextRun | Block] = []
+    run: list[TextBlock] = []  # (the run being gathered, and its citations: made once)
+    found: list[tuple[Citation, ...]] = []
     for position, block in enumerate(content):
         if isinstance(block, TextBlock):
-            previous = out[-1] if out else None
-            mine = (cited[position],) if cited is not None else ()
-            if isinstance(previous, TextRun):
-                out[-1] = TextRun((*previous.blocks, block), previous.citations + mine)
-            else:
-                out.append(TextRun((block,), mine))
-        else:
-            out.append(block)
+            run.append(block)
+            if cited is not None:
+                found.append(cited[position])
+            continue
+        if run:
+            out.append(TextRun(tuple(run), tuple(found)))
+            run, found = [], []
+        out.append(block)
+    if run:
+        out.append(TextRun(tuple(run), tuple(found)))
     return out
 
 

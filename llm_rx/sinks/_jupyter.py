@@ -32,7 +32,7 @@ from ._format import (
 from ._html_text import code_text, link_target, literal_text, markdown_text
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
 from ._server_tools import ToolLines, server_tool_lines
-from ._sources import Source, cited_pieces, markers, short_url, snippet_text
+from ._sources import Source, Sources, cited_pieces, markers, short_url, snippet_text
 from ._term_text import terminal_text
 
 __all__ = ["DisplayUnavailableError", "ReplyFrame", "jupyter_display"]
@@ -157,7 +157,7 @@ def render_frame(
     plain: list[str] = []
     parts = text_runs(response.content, citations(response))
     last = len(parts) - 1
-    sources: list[Source] = []
+    sources = Sources()
     for position, block in enumerate(parts):
         if isinstance(block, TextRun):  # adjacent text blocks: one flow of the answer
             text = block.text
@@ -199,7 +199,7 @@ def render_frame(
                       terminal_text("\n".join(part for part in plain if part)))
 
 
-def _cited_markdown(run: TextRun, sources: list[Source]) -> str:
+def _cited_markdown(run: TextRun, sources: Sources) -> str:
     """The run's text as safe Markdown, each cited span's end marked with its sources'
     numbers (a mark never inside code: see ``markdown_text``)."""
     pieces = cited_pieces(run, sources)

@@ -31,7 +31,7 @@ from ._format import (
 )
 from ._html_text import link_target
 from ._server_tools import ToolLines, server_tool_lines
-from ._sources import Source, cited_pieces, markers, snippet_text
+from ._sources import Source, Sources, cited_pieces, markers, snippet_text
 from ._term_text import terminal_text
 
 __all__ = ["RichView", "render_reply"]
@@ -40,6 +40,12 @@ __all__ = ["RichView", "render_reply"]
 THINKING_TAIL = 3
 #: Lines of a server tool's input (a program) shown under its title.
 CODE_SHOWN = 8
+#: While a reply streams, a frame draws at most this many of the answer's last characters
+#: (its screen shows the newest lines only): a frame's cost does not grow with the reply.
+#: The final frame draws the whole reply, once.
+STREAM_TAIL = 16_000
+#: While a reply streams, the sources listed at most (the latest; the final frame: all).
+STREAM_SOURCES = 40
 #: Columns the lines under a title are set in.
 INDENT = 4
 
@@ -88,7 +94,7 @@ def render_reply(
     parts: list[RenderableType] = []
     blocks = text_runs(response.content, citations(response))
     last = len(blocks) - 1
-    sources: list[Source] = []
+    sources = Sources()
     for position, block in enumerate(blocks):
         if isinstance(block, TextRun):  # adjacent text blocks: one flow of the answer
             text = block.text
@@ -98,6 +104,8 @@ def render_reply(
             elif text:
                 cited = "".join(piece + markers(numbers)
                                 for piece, numbers in cited_pieces(block, sources))
+                if not final:
+                    cited = _newest(cited)
                 parts.append(_SafeMarkdown(closed_markdown(terminal_text(cited))))
         elif isinstance(block, ThinkingBlock):
             parts.extend(_thinking(block, streaming=not final and position == last))
@@ -112,7 +120,7 @@ def render_reply(
         elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, a line or few)
             parts.extend(_server_tool(server_tool_lines(block)))
     if sources:
-        parts += [Text(""), _sources(sources)]  # (a blank line: the list is not the answer)
+        parts += [Text(""), _sources(sources, final)]  # (a blank line: not the answer)
     problem = problem_text(response) if final else None
     if problem:
         parts.append(Text(terminal_text(f"⚠ {problem}"), style="bold red"))
@@ -141,7 +149,16 @@ def _server_tool(tool: ToolLines) -> list[RenderableType]:
     return parts
 
 
-def _sources(sources: list[Source]) -> Group:
+def _newest(text: str, limit: int = STREAM_TAIL) -> str:
+    """The last ``limit`` characters of ``text``, from a line's start where there is one."""
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    start = tail.find("\n")
+    return tail[start + 1:] if 0 <= start < len(tail) - 1 else tail
+
+
+def _sources(sources: list[Source], final: bool = True) -> Group:
     """A numbered list under the answer: title, URL, the cited snippet (dim), each source's
     lines starting under its title (a long title, a folded URL, a wrapped snippet too). The
     URL is a link (OSC 8) where the terminal has them: one wider than the console, folded
@@ -149,7 +166,10 @@ def _sources(sources: list[Source]) -> Group:
     grid = Table.grid(padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True)
     grid.add_column(ratio=1)
-    for source in sources:
+    earlier = 0 if final else max(0, len(sources) - STREAM_SOURCES)
+    if earlier:
+        grid.add_row(Text("…", style="dim"), Text(f"{earlier:,} sources above", style="dim"))
+    for source in sources[earlier:]:
         lines: list[RenderableType] = []
         shown = None if source.url is None else terminal_text(source.url)
         link = None if shown is None or link_target(shown) is None else shown

@@ -15,7 +15,7 @@ from ..wire.citations import Citation
 from ._flow import TextRun
 from ._html_text import href
 
-__all__ = ["Source", "cited_pieces", "href", "markers", "short_url", "snippet_text"]
+__all__ = ["Source", "Sources", "cited_pieces", "href", "markers", "short_url", "snippet_text"]
 
 #: Characters of a URL shown as a link's text at most (host and the start of the path).
 SHORT_URL = 48
@@ -40,7 +40,7 @@ class Source:
 
 
 def cited_pieces(
-    run: TextRun, sources: list[Source]
+    run: TextRun, sources: Sources
 ) -> list[tuple[str, list[int]]]:
     """The run's text in pieces, each with the numbers of the sources cited where it ends
     (a citation's ``end`` in its block, else the block's end; none for a citation whose
@@ -65,14 +65,23 @@ def cited_pieces(
     return pieces
 
 
-def _source(citation: Citation, sources: list[Source]) -> Source | None:
+class Sources(list[Source]):
+    """The sources of a reply in their numbers' order, found by their URL (or title) at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_key: dict[str, Source] = {}
+
+
+def _source(citation: Citation, sources: Sources) -> Source | None:
     key = citation.url or citation.title
     if not key:
         return None
-    known = next((s for s in sources if (s.url or s.title) == key), None)
+    known = sources.by_key.get(key)
     if known is None:
         known = Source(len(sources) + 1, citation.url, citation.title, [])
         sources.append(known)
+        sources.by_key[key] = known
     elif known.title is None and citation.title:
         known.title = citation.title
     snippet = (citation.snippet or "").strip()
