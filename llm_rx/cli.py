@@ -83,7 +83,10 @@ def _replay(
 
 
 def _shown(value: object) -> str:
-    return ABSENT if value is None else str(value)
+    """A value as the summary shows it: a count as the display's footer writes it (4,714)."""
+    if value is None:
+        return ABSENT
+    return f"{value:,}" if isinstance(value, int) else str(value)
 
 
 #: The summary under a reply is one line of a terminal of 100 columns (it never wraps).

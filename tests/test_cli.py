@@ -17,6 +17,7 @@ from llm_rx.cli import _summary, _why, main
 from llm_rx.data import DEMO_CAPTURES, capture_path
 
 from .captures import capture
+from .sinks.hostile import BODIES
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -241,3 +242,25 @@ def test_every_command_has_a_description_in_its_help(
     description = rest.split("\n\n", 1)[0]
     assert not description.startswith(("positional arguments", "options"))
     assert len(description) > 40
+
+
+def test_cli_summary_writes_counts_as_the_footer_does() -> None:
+    # bug: the summary said "input 4714" under a footer saying "input 4,714"
+    response = llm_rx.reassemble(capture("anthropic/code-execution-bash.sse").data)
+    out = io.StringIO()
+    _summary(response, out)
+    assert " · input 4,714 · output 304" in out.getvalue()
+
+
+def test_cli_summary_and_messages_drop_what_a_reply_sends_to_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "error.sse"
+    path.write_bytes(BODIES["anthropic-error.sse"]())
+    out = io.StringIO()
+    assert main(["replay", str(path)], out=out) == 1
+    assert main(["reassemble", str(path)], out=io.StringIO()) == 1
+    for written in (out.getvalue(), capsys.readouterr().err):
+        assert "\x1b" not in written
+        assert "\x9b" not in written
+        assert "\u202e" not in written
