@@ -91,7 +91,10 @@ def jupyter_display(
     at most ``refresh_per_second`` times a second: the answer as Markdown, thinking in a
     collapsed ``<details>``, tool calls as JSON, then a footer with the model and the usage.
     The final update shows the whole reply; one that did not finish is marked interrupted
-    (or failed) with the reason. Frames are timed on ``scheduler``, else the subscription's
+    (or failed) with the reason. What the provider wrote is data, never markup: no HTML
+    element or attribute of the reply reaches the output, and links lead only to ``http``,
+    ``https`` or ``mailto`` (see ``docs/guarantees.md``, "What a reply cannot do").
+    Frames are timed on ``scheduler``, else the subscription's
     (``await`` runs them on the notebook's event loop).
 
     ``display`` is IPython's ``display`` function unless given (tests inject one); outside

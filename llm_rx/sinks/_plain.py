@@ -26,7 +26,10 @@ class PlainPrinter:
 
     Used as a tap (``ops.do_action(printer.on_next, printer.on_error, printer.on_completed)``):
     it writes, it never changes the stream. Output is plain text (no cursor movement), so it
-    stays readable when it is not a terminal; it always ends with a newline. A reply that
+    stays readable when it is not a terminal; it always ends with a newline. The reply's
+    control characters and escape sequences are dropped (``_term_text``). Parallel tool
+    calls each get their line, closed by ``)``; one whose arguments go on after another's
+    began gets a new line, marked ``…``. A reply that
     ended without its end (an error, or events that stopped early) is marked interrupted.
 
     Args:

@@ -50,7 +50,9 @@ def terminal_display(
     ``refresh_per_second`` times a second (Markdown answer, thinking collapsed to a line,
     tool calls, a usage footer, an interrupted reply marked in red), the last frame drawn in
     full. Anywhere else (a pipe, a file, a dumb terminal, no rich): plain text written as it
-    arrives, ending with a newline — no cursor movement, so nothing is garbled.
+    arrives, ending with a newline — no cursor movement, so nothing is garbled. Either way no
+    control character or escape sequence of the reply reaches the terminal (dropped: a reply
+    cannot set the title, write the clipboard or clear the screen).
 
     ``console`` is the rich console to draw on (tests inject one writing to a ``StringIO``);
     without it, ``out`` (default: ``sys.stdout`` at subscription time) decides: a rich
