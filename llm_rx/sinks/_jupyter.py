@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -134,6 +135,9 @@ def _ipython_display() -> DisplayFunction:
 
 
 class _NotebookView:
+    """One display. Where a cell shows several, each is labelled with its reply's model and
+    id (the first too, drawn again when the second opens)."""
+
     def __init__(self, show: DisplayFunction) -> None:
         handle = show(ReplyFrame("*waiting for the reply…*", "waiting for the reply…"),
                       display_id=True)
@@ -143,21 +147,60 @@ class _NotebookView:
                 "jupyter_display() needs a Jupyter kernel"
             )
         self._handle = handle
+        self._labelled = False
+        self._last: tuple[Response, bool, tuple[str, ...]] | None = None
+        siblings = _cell_views(show)
+        siblings.append(self)
+        if len(siblings) > 1:
+            for view in siblings:
+                view._label()
+
+    def _label(self) -> None:
+        if not self._labelled:
+            self._labelled = True
+            if self._last is not None:
+                self._draw(*self._last)
+
+    def _draw(self, response: Response, final: bool, notes: tuple[str, ...] = ()) -> None:
+        self._last = (response, final, notes)
+        self._handle.update(render_frame(response, final, notes, label=self._labelled))
 
     def update(self, snapshot: Snapshot) -> None:
-        self._handle.update(render_frame(snapshot.response, final=False))
+        self._draw(snapshot.response, False)
 
     def close(self, snapshot: Snapshot) -> None:
-        self._handle.update(render_frame(snapshot.response, final=True, notes=snapshot.notes))
+        self._draw(snapshot.response, True, snapshot.notes)
+
+
+#: The views of the cell that runs now: the display function and the shell's execution
+#: count that opened them (only the latest cell's are kept).
+_cell: tuple[DisplayFunction, object, list[_NotebookView]] | None = None
+
+
+def _cell_views(show: DisplayFunction) -> list[_NotebookView]:
+    """The views opened with ``show`` in the cell that runs now (``show`` held, so that
+    no other function can take its identity while it is kept)."""
+    global _cell
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    count = getattr(shell, "execution_count", None)
+    if _cell is None or _cell[0] is not show or _cell[1] != count:
+        _cell = (show, count, [])
+    return _cell[2]
 
 
 def render_frame(
-    response: Response, final: bool, notes: tuple[str, ...] = ()
+    response: Response, final: bool, notes: tuple[str, ...] = (), label: bool = False
 ) -> ReplyFrame:
     """The Markdown and plain text of a reply (``final``: as it ended, else in progress;
-    ``notes``: footer lines of the operators after the display)."""
+    ``notes``: footer lines of the operators after the display; ``label``: headed by the
+    reply's model and id, for a cell that shows several)."""
     markdown: list[str | _Line] = []
     plain: list[str] = []
+    if label:
+        name = " · ".join(part for part in (response.model, response.id) if part) or "reply"
+        markdown.append(f"**{literal_text(name)}**")
+        plain.append(f"[{name}]")
     parts = text_runs(response.content, citations(response))
     last = len(parts) - 1
     sources = Sources()

@@ -269,3 +269,21 @@ def test_jupyter_display_server_tools_show_what_ran() -> None:
     assert ("<summary>⚙ bash_code_execution: exit code 0</summary>\n\n"
             "> -428330955.97745") in final
     assert "`[server_tool_use]`" not in final
+
+
+def test_jupyter_displays_sharing_a_cell_are_each_labelled_with_their_reply() -> None:
+    # bug: two displays in one cell looked alike, nothing said which reply was which
+    display = FakeDisplay()
+    for name in ("anthropic/thinking-signature.sse", "openai/chat-text-basic.sse"):
+        scheduler = TestScheduler()
+        source = cold_timeline(scheduler, events_of(capture(name).data))
+        scheduler.start(lambda source=source: source.pipe(
+            jupyter_display(display=display, refresh_per_second=0.1), lxo.to_response()))
+    first, second = display.handles
+    assert first.markdown.startswith("**claude-")  # drawn again, labelled, when the second opened
+    assert second.markdown.startswith("**gpt-4o-2024-08-06 · chatcmpl-")
+    alone = FakeDisplay()
+    scheduler = TestScheduler()
+    source = cold_timeline(scheduler, events_of(capture("openai/chat-text-basic.sse").data))
+    scheduler.start(lambda: source.pipe(jupyter_display(display=alone), lxo.to_response()))
+    assert alone.handles[0].markdown.startswith("I'm unable")  # one display: no label
