@@ -113,6 +113,7 @@ def markdown_text(text: str, cuts: Sequence[int] = (), inline: bool = False) -> 
             at = cut
         pieces.append("".join(out))
         out = []
+    pieces[-1] += "".join(replacement for _, _, replacement in edits[edit:])  # (at the end)
     return pieces
 
 
@@ -132,19 +133,27 @@ def _place(cut: int, text: str, code: list[tuple[int, int]]) -> int:
 
 def _edits(text: str, inline: bool) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
     """The replacements that make ``text`` safe (``(start, end, new)``, in order), and the
-    stretches of code (fences and code spans) where no markup may be added."""
+    stretches of code (fences and code spans) where no markup may be added.
+
+    A fenced block is written again with fences of its own (backticks, longer than any run
+    of backticks inside, the info string's first word only), closed where it was closed (or
+    at the end): renderers that differ on what closes a fence (CommonMark, marked's mixed
+    fence characters) all read the block where it is read here."""
     edits: list[tuple[int, int, str]] = []
     code: list[tuple[int, int]] = []
     prose_start = 0
     position = 0
     opened: str | None = None  # the marker of the fence we are in
-    fence_start = 0
+    fence_start = opener_end = 0
+    info = ""
     for line in text.split("\n"):
         end = position + len(line)
         if opened is not None:
             stripped = line.lstrip(" ")
             if (len(line) - len(stripped) <= 3 and stripped.startswith(opened[0] * len(opened))
                     and not stripped.lstrip(opened[0]).strip()):
+                fence = _own_fence(text[opener_end:position])
+                edits += [(fence_start, opener_end, fence + info), (position, end, fence)]
                 opened = None
                 code.append((fence_start, end + 1))  # (its line's end too)
                 prose_start = end + 1
@@ -152,18 +161,24 @@ def _edits(text: str, inline: bool) -> tuple[list[tuple[int, int, str]], list[tu
             match = _OPENER.match(line)
             if match is not None and not (match.group(1)[0] == "`" and "`" in match.group(2)):
                 _prose(text, prose_start, position, edits, code)
-                opened, fence_start = match.group(1), position
-                info = match.group(2)
-                safe = _INFO.match(info.strip())
-                kept = safe.group(0) if safe is not None else ""
-                if info != kept:
-                    edits.append((position + len(opened), end, kept))
+                opened, fence_start, opener_end = match.group(1), position, end
+                safe = _INFO.match(match.group(2).strip())
+                info = safe.group(0) if safe is not None else ""
         position = end + 1
-    if opened is not None:  # (open to the end: so is what would follow it)
+    if opened is not None:  # (open to the end: closed here, as the display closes it)
+        fence = _own_fence(text[opener_end:])
+        edits += [(fence_start, opener_end, fence + info),
+                  (len(text), len(text), ("" if text.endswith("\n") else "\n") + fence)]
         code.append((fence_start, len(text) + 1))
     else:
         _prose(text, prose_start, len(text), edits, code)
     return edits, code
+
+
+def _own_fence(content: str) -> str:
+    """Backticks, more than any run of them in ``content`` (so no line of it closes them)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(content)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _prose(text: str, start: int, end: int, edits: list[tuple[int, int, str]],

@@ -179,3 +179,15 @@ def test_terminal_text_drops_every_sequence_whole() -> None:
     assert terminal_text("a\tb\nc") == "a\tb\nc"
     assert terminal_text("\x1b]0;title without its end\nnext line") == "\nnext line"
     assert terminal_text("\x1b[31mred\x1b[0m") == "red"
+
+
+def test_fences_are_rewritten_so_that_no_renderer_closes_them_elsewhere() -> None:
+    # marked (JupyterLab) closes a ``` fence on a line "```~"; CommonMark does not: a block
+    # read as code here and as closed there would leave the HTML after it raw
+    text = "```html onerror=x\ncode\n```~\n<img src=x onerror=alert(1)>\n```\nafter <b>"
+    (escaped,) = markdown_text(text)
+    assert escaped == ("````html\ncode\n```~\n<img src=x onerror=alert(1)>\n````\n"
+                       "after &lt;b>")  # (no line inside starts with the 4-backtick fence)
+    (unclosed,) = markdown_text("```\n<b>open")
+    assert unclosed == "```\n<b>open\n```"
+    _check_page(escaped)
