@@ -232,5 +232,6 @@ def _thinking(block: ThinkingBlock, streaming: bool) -> list[RenderableType]:
         Text(f"▸ {thinking_title(block, streaming)}", style="dim italic")
     ]
     if streaming and block.text.strip():
-        parts.append(_Tail(Text(terminal_text(block.text.strip()), style="dim"), THINKING_TAIL))
+        newest = terminal_text(_newest(block.text.strip()))  # (its last lines only)
+        parts.append(_Tail(Text(newest, style="dim"), THINKING_TAIL))
     return parts
