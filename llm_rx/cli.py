@@ -45,7 +45,7 @@ from .events import Dropped, Event, event_to_dict
 from .native import ENCODERS, to_native
 from .response import Response
 from .sinks import terminal_display
-from .sinks._term_text import terminal_text
+from .sinks._term_text import terminal_json, terminal_text
 from .sources import from_bytes
 from .wire.providers import ProviderName, provider_id
 from .wire.registry import PROVIDERS
@@ -65,7 +65,7 @@ def _say(message: str) -> None:
 
 def _dump(value: Any, out: TextIO, *, indent: bool = True) -> None:
     option = orjson.OPT_INDENT_2 if indent else 0
-    out.write(orjson.dumps(value, option=option).decode() + "\n")
+    out.write(terminal_json(orjson.dumps(value, option=option).decode()) + "\n")
 
 
 def _events(chunks: Iterable[bytes], provider: ProviderName | None) -> Observable[Event]:

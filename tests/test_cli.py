@@ -264,3 +264,17 @@ def test_cli_summary_and_messages_drop_what_a_reply_sends_to_the_terminal(
         assert "\x1b" not in written
         assert "\x9b" not in written
         assert "\u202e" not in written
+
+
+def test_cli_json_writes_what_a_terminal_would_obey_as_escapes(tmp_path: Path) -> None:
+    # orjson leaves DEL, the C1 controls (U+009B is an 8-bit CSI) and bidi overrides raw
+    path = tmp_path / "reply.sse"
+    path.write_bytes(BODIES["anthropic-reply.sse"]())
+    out = io.StringIO()
+    assert main(["events", str(path)], out=out) == 0
+    written = out.getvalue()
+    for raw in ("\x7f", "\x9b", "\x9d", "\u202e", "\u202c"):
+        assert raw not in written
+    assert "\\u009b2J" in written  # the same JSON: the string decodes to what was sent
+    texts = [orjson.loads(line).get("text", "") for line in written.splitlines()]
+    assert any("\x9b2J" in text for text in texts)

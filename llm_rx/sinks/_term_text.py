@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["terminal_text"]
+__all__ = ["terminal_json", "terminal_text"]
 
 #: Any character the rule acts on: a quick test before the substitution.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -48,3 +48,16 @@ def terminal_text(text: str) -> str:
     if _UNSAFE.search(text) is None:
         return text
     return _SEQUENCE.sub("", text)
+
+
+#: What JSON may hold raw that a terminal could obey: DEL, the C1 controls, the overrides.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_json(text: str) -> str:
+    """JSON ``text`` with what a terminal could obey written as ``\\u`` escapes: the same
+    JSON (every string decodes to what it was), safe to print. (The C0 controls and ESC are
+    already escaped in any JSON; DEL, C1 and the bidirectional controls need not be.)"""
+    if _JSON_UNSAFE.search(text) is None:
+        return text
+    return _JSON_UNSAFE.sub(lambda found: f"\\u{ord(found.group(0)):04x}", text)
