@@ -44,6 +44,9 @@ CODE_SHOWN = 8
 #: (its screen shows the newest lines only): a frame's cost does not grow with the reply.
 #: The final frame draws the whole reply, once.
 STREAM_TAIL = 16_000
+#: An answer longer than this is drawn as text, its Markdown not rendered (rich takes about
+#: 15 µs a character to render Markdown: 45 s for 3 MB; as text, a few seconds).
+MARKDOWN_LIMIT = 200_000
 #: While a reply streams, the sources listed at most (the latest; the final frame: all).
 STREAM_SOURCES = 40
 #: Columns the lines under a title are set in.
@@ -106,7 +109,10 @@ def render_reply(
                                 for piece, numbers in cited_pieces(block, sources))
                 if not final:
                     cited = _newest(cited)
-                parts.append(_SafeMarkdown(closed_markdown(terminal_text(cited))))
+                if len(cited) > MARKDOWN_LIMIT:  # (rich's Markdown: ~15 µs a character)
+                    parts.append(Text(terminal_text(cited)))
+                else:
+                    parts.append(_SafeMarkdown(closed_markdown(terminal_text(cited))))
         elif isinstance(block, ThinkingBlock):
             parts.extend(_thinking(block, streaming=not final and position == last))
         elif isinstance(block, ToolCallBlock):

@@ -13,10 +13,17 @@ from typing import Any
 import orjson
 from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 import llm_rx
 from llm_rx.sinks._jupyter import render_frame
-from llm_rx.sinks._rich import STREAM_SOURCES, STREAM_TAIL, _SafeMarkdown, render_reply
+from llm_rx.sinks._rich import (
+    MARKDOWN_LIMIT,
+    STREAM_SOURCES,
+    STREAM_TAIL,
+    _SafeMarkdown,
+    render_reply,
+)
 
 PACKAGE = str(Path(llm_rx.__file__).parent)
 
@@ -107,5 +114,12 @@ def test_streaming_terminal_frame_hands_rich_a_bounded_answer_and_source_list() 
     assert grids
     assert all(grid.row_count <= STREAM_SOURCES + 1 for grid in grids)
     final = _parts(render_reply(response, final=True))
-    assert any(isinstance(part, _SafeMarkdown) and len(part.markup) > len(line)
-               for part in final)  # the last frame: all of it
+    assert any(isinstance(part, Text) and len(part.plain) > len(line)
+               for part in final)  # the last frame: all of it, as text (over the limit)
+    assert not any(isinstance(part, _SafeMarkdown) for part in final[:1])
+
+
+def test_terminal_answer_under_the_limit_is_markdown() -> None:
+    response = llm_rx.reassemble(_body(0, "**bold** " * (MARKDOWN_LIMIT // 10)))
+    parts = _parts(render_reply(response, final=True))
+    assert isinstance(parts[0], _SafeMarkdown)
