@@ -96,7 +96,8 @@ def markdown_text(text: str, cuts: Sequence[int] = (), inline: bool = False) -> 
     parts = [terminal_text(text[start:end]) for start, end in pairwise(bounds)]
     text = "".join(parts)  # (no control character either: see the terminal rule)
     cuts = list(accumulate(len(part) for part in parts[:-1]))
-    edits, code = _edits(text, inline)
+    # (prose with nothing to escape and no cut to place needs no reading of its code spans)
+    edits, code = _edits(text, inline, bool(cuts) or _MARKUP.search(text) is not None)
     places = [_place(cut, text, code) for cut in cuts]
     pieces: list[str] = []
     out: list[str] = []
@@ -131,9 +132,12 @@ def _place(cut: int, text: str, code: list[tuple[int, int]]) -> int:
             return position if position > 0 or not text else len(text)
 
 
-def _edits(text: str, inline: bool) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
+def _edits(
+    text: str, inline: bool, prose: bool = True
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
     """The replacements that make ``text`` safe (``(start, end, new)``, in order), and the
-    stretches of code (fences and code spans) where no markup may be added.
+    stretches of code (fences and code spans) where no markup may be added; ``prose``
+    false: the fences only (prose known to need no edit, and no cut to place).
 
     A fenced block is written again with fences of its own (backticks, longer than any run
     of backticks inside, the info string's first word only), closed where it was closed (or
@@ -160,7 +164,8 @@ def _edits(text: str, inline: bool) -> tuple[list[tuple[int, int, str]], list[tu
         elif not (inline and position == 0):
             match = _OPENER.match(line)
             if match is not None and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-                _prose(text, prose_start, position, edits, code)
+                if prose:
+                    _prose(text, prose_start, position, edits, code)
                 opened, fence_start, opener_end = match.group(1), position, end
                 safe = _INFO.match(match.group(2).strip())
                 info = safe.group(0) if safe is not None else ""
@@ -170,7 +175,7 @@ def _edits(text: str, inline: bool) -> tuple[list[tuple[int, int, str]], list[tu
         edits += [(fence_start, opener_end, fence + info),
                   (len(text), len(text), ("" if text.endswith("\n") else "\n") + fence)]
         code.append((fence_start, len(text) + 1))
-    else:
+    elif prose:
         _prose(text, prose_start, len(text), edits, code)
     return edits, code
 
