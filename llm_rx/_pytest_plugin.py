@@ -31,3 +31,11 @@ def llm_rx_server(
 
     with EmulatorThread(llm_rx_capture_paths) as server:
         yield server
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """After a test that used the server: its queued replies, journal and fault are cleared."""
+    server = getattr(item, "funcargs", {}).get("llm_rx_server")
+    reset = getattr(server, "reset", None)
+    if reset is not None:
+        reset()

@@ -31,12 +31,41 @@ fixtures, also importable from here (``from llm_rx.testing import llm_rx_server`
         def llm_rx_capture_paths():
             return ["tests/recordings"]
 
+Scripted replies, the journal and per-test faults::
+
+    from llm_rx.testing import reply
+
+    def test_weather_tool(llm_rx_server):
+        llm_rx_server.queue(reply(tool_calls=[("get_weather", {"city": "Paris"})],
+                                  stop="tool_use"),
+                            reply("It is sunny in Paris."))
+        with llm_rx_server.fault("malformed"):      # (every request in the block)
+            ...
+        assert llm_rx_server.requests[-1].json["messages"][-1]["role"] == "tool"
+
+The queue, the journal and the standing fault are cleared after each test that used the
+server. ``check_client`` (:mod:`llm_rx.serve.verdict`) runs a client under each fault and
+says what it got wrong.
+
 Needs the ``serve`` extra (starlette, uvicorn); they are imported when the server fixture is
 first used, so a session that does not use it starts as fast as without the plugin.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._pytest_plugin import llm_rx_capture_paths, llm_rx_server
 
-__all__ = ["llm_rx_capture_paths", "llm_rx_server"]
+if TYPE_CHECKING:
+    from ._scripted import reply
+
+__all__ = ["llm_rx_capture_paths", "llm_rx_server", "reply"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "reply":  # (imported when asked for: the plugin itself stays light)
+        from ._scripted import reply
+
+        return reply
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -35,8 +35,13 @@ from ..native.endpoints import (
 )
 from ..native.errors import error_body, error_frame
 from ..native.frames import cut_after, split_frames
-from ._faults import FAULT_HEADER, Fault, parse_fault, parse_pace
+from ..native.malformed import BROKEN_JSON, malformed_frame
+from ..response import Response as Reply
+from ._faults import FAULT_HEADER, MIDDLE, Fault, parse_fault, parse_pace
 from ._index import Capture, CaptureIndex
+from ._journal import Journal, JournalEntry
+from ._models import control_routes, model_list
+from ._queue import ScriptQueue, scripted_pieces
 from ._stats import Stats
 from ._stream import Pacing, ReplayResponse
 
@@ -48,15 +53,18 @@ CAPTURE_HEADER = "x-llm-rx-capture"
 class _Refused(Exception):
     """A request answered with an HTTP error in the endpoint's shape."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
 
 
 class Emulator:
     """What the app serves and how (``app.state.emulator``): the captures, the default pacing,
-    the ``stats`` of what it sent, and the streams still being sent."""
+    the ``stats`` of what it sent, and the streams still being sent; the scripted replies
+    waiting (``script``), the ``journal`` of requests, and the standing ``fault`` (the
+    ``x-llm-rx-fault`` of every request that has none of its own)."""
 
     def __init__(self, index: CaptureIndex, pacing: Pacing) -> None:
         self.index = index
@@ -65,6 +73,15 @@ class Emulator:
         self.live: set[asyncio.Event] = set()
         self._framed: dict[tuple[str, str], list[bytes]] = {}
         self._native: dict[tuple[str, str], bytes] = {}
+        self.script = ScriptQueue()
+        self.journal = Journal()
+        self.fault: str | None = None
+
+    def reset(self) -> None:
+        """Forgets the scripted replies, the journal and the standing fault."""
+        self.script.clear()
+        self.journal.clear()
+        self.fault = None
 
     def stop_streams(self) -> None:
         """Ends every stream being sent (the server is stopping); call on the app's loop."""
@@ -115,12 +132,13 @@ def _translated(capture: Capture, endpoint: Endpoint) -> bytes | None:
         raise _Refused(500, f"capture {capture.id!r} is no reply: {error}") from None
 
 
-def _refusal(endpoint: Endpoint | None, status: int, message: str, stats: Stats) -> Response:
+def _refusal(endpoint: Endpoint | None, refused: _Refused, stats: Stats) -> Response:
     stats.add("errors")
+    status, message = refused.status, refused.message
     if endpoint is None:
         return JSONResponse({"error": {"message": message, "type": "not_found"}}, status)
     body, headers = error_body(endpoint.provider, status, message)
-    return JSONResponse(body, status, headers=headers)
+    return JSONResponse(body, status, headers={**headers, **refused.headers})
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -142,7 +160,8 @@ def _capture(emulator: Emulator, request: Request, endpoint: Endpoint,
     capture = emulator.index.get(name) if name else None
     if capture is None:
         known = ", ".join(emulator.index.ids[:20])
-        raise _Refused(404, f"no capture {name!r} (the model names one; known: {known})")
+        raise _Refused(404, f"no scripted reply is queued and no capture is {name!r} (the "
+                       f"model names one; known: {known})")
     if capture.provider != endpoint.provider and _target(endpoint) is None:
         raise _Refused(400, f"capture {capture.id!r} is a {capture.provider} stream; this "
                        f"endpoint serves {endpoint.provider} {endpoint.form} (no translation "
@@ -150,14 +169,32 @@ def _capture(emulator: Emulator, request: Request, endpoint: Endpoint,
     return capture
 
 
-def _stream(emulator: Emulator, capture: Capture, endpoint: Endpoint,
-            fault: Fault) -> list[bytes]:
-    pieces = emulator.frames(capture, endpoint)
+def _faulted(pieces: list[bytes], endpoint: Endpoint, fault: Fault) -> list[bytes]:
+    """A stream's frames with the request's ``malformed`` and ``error-after`` faults."""
+    if fault.malformed is not None and pieces:
+        at = (len(pieces) // 2 if fault.malformed == MIDDLE
+              else len(cut_after(pieces, fault.malformed + 1)) - 1)
+        pieces = [*pieces[:at], malformed_frame(endpoint.form, pieces[at]), *pieces[at + 1 :]]
     if fault.error_after is None:
         return pieces
     kept = cut_after(pieces, fault.error_after) if fault.error_after else []
     message = f"fault injected: error-after={fault.error_after}"
     return [*kept, error_frame(endpoint.provider, endpoint.form, message, first=not kept)]
+
+
+def _scripted(reply: Reply, endpoint: Endpoint, streamed: bool, fault: Fault) -> list[bytes]:
+    try:
+        pieces = scripted_pieces(reply, endpoint, streamed, _target(endpoint))
+    except (ValueError, LlmRxError) as error:
+        raise _Refused(400, f"scripted reply: {error}") from None
+    if not streamed:
+        return [BROKEN_JSON] if fault.malformed is not None else pieces
+    return _faulted(pieces, endpoint, fault)
+
+
+def _journal(emulator: Emulator, request: Request, body: dict[str, Any] | None) -> None:
+    emulator.journal.add(JournalEntry(request.method, request.url.path, dict(request.headers),
+                                      body, dict(request.query_params)))
 
 
 async def _handle(request: Request) -> Response:
@@ -167,23 +204,33 @@ async def _handle(request: Request) -> Response:
     try:
         if endpoint is None:
             raise _Refused(404, f"no provider endpoint at {request.url.path}")
+        body: dict[str, Any] | None = None
         try:
-            fault = parse_fault(request.headers.get(FAULT_HEADER))
+            body = await _body(request)
+        finally:
+            _journal(emulator, request, body)
+        try:
+            fault = parse_fault(request.headers.get(FAULT_HEADER) or emulator.fault)
             pace = parse_pace(request.headers, emulator.pacing.pace)
         except ValueError as error:
             raise _Refused(400, str(error)) from None
-        body = await _body(request)
         if fault.status is not None:
-            raise _Refused(fault.status, f"fault injected: status={fault.status}")
-        capture = _capture(emulator, request, endpoint, body)
+            wait = {"retry-after": f"{fault.retry_after:g}"} if fault.status in (429, 503) else {}
+            raise _Refused(fault.status, f"fault injected: status={fault.status}", wait)
         streamed = wants_stream(endpoint, body)
-        if streamed:
-            pieces, headers = _stream(emulator, capture, endpoint, fault), {}
+        reply = emulator.script.take()
+        if reply is not None:
+            pieces = _scripted(reply, endpoint, streamed, fault)
+        elif streamed:
+            capture = _capture(emulator, request, endpoint, body)
+            pieces = _faulted(emulator.frames(capture, endpoint), endpoint, fault)
         else:
-            native = emulator.native(capture, endpoint)
-            pieces, headers = [native], {"content-length": str(len(native))}
+            capture = _capture(emulator, request, endpoint, body)
+            pieces = [emulator.native(capture, endpoint)]
+            pieces = [BROKEN_JSON] if fault.malformed is not None else pieces
+        headers = {} if streamed else {"content-length": str(len(pieces[0]))}
     except _Refused as refused:
-        return _refusal(endpoint, refused.status, refused.message, emulator.stats)
+        return _refusal(endpoint, refused, emulator.stats)
     pacing = Pacing(pace, emulator.pacing.read_size)
     return ReplayResponse(pieces, media_type=content_type(endpoint, streamed), pacing=pacing,
                           fault=fault, stats=emulator.stats, live=emulator.live,
@@ -205,7 +252,9 @@ def create_app(
     from ._websocket import responses_socket  # (it builds on this module)
 
     index = CaptureIndex.load(paths)
-    app = Starlette(routes=[Route("/{path:path}", _handle, methods=["POST"]),
+    app = Starlette(routes=[*control_routes(),
+                            Route("/{path:path}", _handle, methods=["POST"]),
+                            Route("/{path:path}", model_list, methods=["GET"]),
                             WebSocketRoute("/{path:path}", responses_socket)])
     app.state.emulator = Emulator(index, Pacing(pace, read_size))
     return app

@@ -8,6 +8,10 @@
     status=CODE       answer with that HTTP status and the provider's JSON error body
     error-after=N     the provider's in-band error frame after the frame that holds byte N,
                       then the end of the body
+    malformed[=N]     the frame that holds byte N (alone: the middle frame) replaced by one
+                      whose JSON does not parse, the rest sent as recorded
+    retry-after=S     the ``Retry-After`` of a ``status`` fault (default 1 second; a 429 or
+                      503 always sends one)
 
 ``x-llm-rx-pace: TOKENS_PER_S`` overrides the server's pace for the request (``0``: as fast
 as it can). A header that does not parse is the client's mistake: HTTP 400.
@@ -19,10 +23,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Fault", "parse_fault", "parse_pace"]
+__all__ = ["MIDDLE", "Fault", "parse_fault", "parse_pace"]
 
 FAULT_HEADER = "x-llm-rx-fault"
 PACE_HEADER = "x-llm-rx-pace"
+MIDDLE = -1
 
 
 @dataclass(frozen=True)
@@ -34,10 +39,12 @@ class Fault:
     stall: float = math.inf
     status: int | None = None
     error_after: int | None = None
+    malformed: int | None = None  # (``MIDDLE``: the middle frame)
+    retry_after: float = 1.0
 
 
 _INTS = {"drop-after": "drop_after", "stall-after": "stall_after", "status": "status",
-         "error-after": "error_after"}
+         "error-after": "error_after", "malformed": "malformed"}
 
 
 def parse_fault(value: str | None) -> Fault:
@@ -45,10 +52,13 @@ def parse_fault(value: str | None) -> Fault:
     if not value or not value.strip():
         return Fault()
     counts: dict[str, int] = {}
-    stall = math.inf
+    stall, retry_after = math.inf, 1.0
     for item in value.split(","):
         name, sep, number = (part.strip() for part in item.partition("="))
         if not name:
+            continue
+        if not sep and name == "malformed":
+            counts["malformed"] = MIDDLE
             continue
         if not sep:
             raise ValueError(f"fault {name!r} needs a value ({name}=...)")
@@ -57,14 +67,19 @@ def parse_fault(value: str | None) -> Fault:
             if not seconds >= 0:
                 raise ValueError(f"stall must be a number of seconds >= 0, not {number!r}")
             stall = seconds
+        elif name == "retry-after":
+            retry_after = float(number)
+            if not 0 <= retry_after < math.inf:
+                raise ValueError(f"retry-after must be a number of seconds >= 0, not {number!r}")
         elif name in _INTS:
             count = int(number)
             if count < 0:
                 raise ValueError(f"{name} must be >= 0, not {count}")
             counts[_INTS[name]] = count
         else:
-            raise ValueError(f"unknown fault {name!r}; known: stall, {', '.join(_INTS)}")
-    fault = Fault(stall=stall, **counts)
+            raise ValueError(f"unknown fault {name!r}; known: stall, retry-after, "
+                             f"{', '.join(_INTS)}")
+    fault = Fault(stall=stall, retry_after=retry_after, **counts)
     if fault.status is not None and not 400 <= fault.status <= 599:
         raise ValueError(f"status must be an HTTP error status (400-599), not {fault.status}")
     return fault

@@ -18,8 +18,10 @@ from types import FrameType, TracebackType
 import uvicorn
 from starlette.applications import Starlette
 
+from ..response import Response
 from ._app import CAPTURE_HEADER, Emulator, create_app
-from ._faults import FAULT_HEADER, PACE_HEADER
+from ._faults import FAULT_HEADER, PACE_HEADER, parse_fault
+from ._journal import JournalEntry
 from ._stats import Stats
 from ._stream import DropLogFilter
 
@@ -64,6 +66,21 @@ class _Server(uvicorn.Server):
 def serve_forever(app: Starlette, sock: socket.socket) -> None:
     """Serves ``app`` on ``sock`` in this (main) thread until SIGINT or SIGTERM."""
     _Server(app).run(sockets=[sock])
+
+
+class _FaultScope:
+    """A standing fault already set; as a context manager, the one before comes back at
+    the end of the block."""
+
+    def __init__(self, emulator: Emulator, before: str | None) -> None:
+        self._emulator = emulator
+        self._before = before
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        self._emulator.fault = self._before
 
 
 class EmulatorThread:
@@ -118,6 +135,31 @@ class EmulatorThread:
         if pace is not None:
             out[PACE_HEADER] = f"{pace:g}"
         return out
+
+    def queue(self, *replies: Response) -> None:
+        """Answers the next requests, on any endpoint and in any wire, streamed or not, with
+        ``replies`` in order (``llm_rx.testing.reply(...)``); then the captures answer again."""
+        self.emulator.script.put(replies)
+
+    @property
+    def requests(self) -> list[JournalEntry]:
+        """Every request received, oldest first: ``.method``, ``.path``, ``.headers``,
+        ``.json`` (the parsed body) and ``.query``."""
+        return self.emulator.journal.entries()
+
+    def fault(self, spec: str | None) -> _FaultScope:
+        """Gives every request without its own ``x-llm-rx-fault`` header the fault ``spec``
+        (``"malformed"``, ``"status=429"``, ``"drop-after=200"``; ``None``: none), until
+        :meth:`reset` or, used as ``with server.fault(...):``, the end of the block."""
+        if spec is not None:
+            parse_fault(spec)  # (a spec that does not parse is refused here, not per request)
+        before, self.emulator.fault = self.emulator.fault, spec
+        return _FaultScope(self.emulator, before)
+
+    def reset(self) -> None:
+        """Forgets the queued replies, the journal and the standing fault (the pytest plugin
+        calls it after each test that used the server)."""
+        self.emulator.reset()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stops the server (ending the streams it is sending) and waits for its thread."""

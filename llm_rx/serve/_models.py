@@ -1,0 +1,93 @@
+"""``GET`` on the emulator: each provider's model list (``native.model_lists``) and the
+control plane's ``/_llm_rx/requests``; ``POST /_llm_rx/queue`` puts scripted replies in line.
+
+The control endpoints are for clients in other languages and test runners::
+
+    POST /_llm_rx/queue      {"replies": [<a Response's canonical JSON>, ...]}  -> {"queued": N}
+    GET  /_llm_rx/requests   {"requests": [{"method", "path", "query", "headers", "json"}, ...]}
+    DELETE /_llm_rx/requests the journal, the queue and the standing fault cleared
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..native.errors import error_body
+from ..native.model_lists import find_model_list, model_body, model_list_body
+from ..response import Response as Reply
+
+if TYPE_CHECKING:
+    from ._app import Emulator
+
+__all__ = ["CONTROL_PREFIX", "control_routes", "model_list"]
+
+CONTROL_PREFIX = "/_llm_rx"
+
+
+def _emulator(request: Request) -> Emulator:
+    emulator: Emulator = request.app.state.emulator
+    return emulator
+
+
+async def model_list(request: Request) -> Response:
+    """A provider's model list (or one model of it), in that provider's shape."""
+    emulator = _emulator(request)
+    emulator.stats.add("requests")
+    found = find_model_list(request.url.path, request.headers)
+    if found is None:
+        emulator.stats.add("errors")
+        return JSONResponse({"error": {"message": f"no model list at {request.url.path}",
+                                       "type": "not_found"}}, 404)
+    provider, model = found
+    ids = emulator.index.ids
+    if model is None:
+        return JSONResponse(model_list_body(provider, ids))
+    if emulator.index.get(model) is None:
+        emulator.stats.add("errors")
+        body, headers = error_body(provider, 404, f"no model {model!r}")
+        return JSONResponse(body, 404, headers=headers)
+    return JSONResponse(model_body(provider, emulator.index.get(model).id))  # type: ignore[union-attr]
+
+
+def _problem(message: str) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": "invalid_request_error"}}, 400)
+
+
+async def _queue(request: Request) -> Response:
+    try:
+        body: Any = orjson.loads(await request.body())
+    except orjson.JSONDecodeError:
+        return _problem("the body is not JSON")
+    replies = body.get("replies") if isinstance(body, dict) else None
+    if not isinstance(replies, list):
+        return _problem('the body is {"replies": [<a Response\'s canonical JSON>, ...]}')
+    try:
+        parsed = [Reply.model_validate(item) for item in replies]
+    except ValidationError as error:
+        return _problem(f"a reply is no canonical Response: {error}")
+    emulator = _emulator(request)
+    try:
+        emulator.script.put(parsed)
+    except OverflowError as error:
+        return JSONResponse({"error": {"message": str(error), "type": "overflow"}}, 413)
+    return JSONResponse({"queued": len(parsed), "waiting": len(emulator.script)})
+
+
+async def _requests(request: Request) -> Response:
+    emulator = _emulator(request)
+    if request.method == "DELETE":
+        emulator.reset()
+        return JSONResponse({"cleared": True})
+    return JSONResponse({"requests": [entry.to_dict() for entry in emulator.journal.entries()]})
+
+
+def control_routes() -> list[Route]:
+    """The routes under ``/_llm_rx`` (ahead of the provider endpoints)."""
+    return [Route(f"{CONTROL_PREFIX}/queue", _queue, methods=["POST"]),
+            Route(f"{CONTROL_PREFIX}/requests", _requests, methods=["GET", "DELETE"])]

@@ -1,0 +1,74 @@
+"""Scripted replies: the next requests answered, in order, with replies a test wrote.
+
+``queue(*replies)`` puts canonical ``Response`` objects (``llm_rx.testing.reply(...)``, or
+any reply read back from JSON) in line; each request to any provider endpoint takes the
+first one and gets it in that endpoint's wire, streamed or not, written by llm-rx's own
+encoders (``llm_rx.encoders`` for a stream, ``to_native`` for a body), so a client reads
+it as it reads the provider. An empty queue leaves the request to the captures.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterable
+
+import orjson
+
+from .._scripted import response_events
+from ..encoders import make_encoder
+from ..native import to_native
+from ..native.endpoints import Endpoint
+from ..native.frames import split_frames
+from ..response import Response
+
+__all__ = ["ScriptQueue", "scripted_pieces"]
+
+
+class ScriptQueue:
+    """Replies waiting for the next requests, first in first out, from any thread. At most
+    ``limit`` wait at once (``queue()`` past it raises ``OverflowError``)."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self._replies: deque[Response] = deque()
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def put(self, replies: Iterable[Response]) -> None:
+        replies = list(replies)
+        for item in replies:
+            if not isinstance(item, Response):
+                raise TypeError(f"queue() takes llm_rx.Response objects (llm_rx.testing.reply"
+                                f"(...)), not {type(item).__name__}")
+        with self._lock:
+            if len(self._replies) + len(replies) > self._limit:
+                raise OverflowError(f"more than {self._limit} scripted replies waiting")
+            self._replies.extend(replies)
+
+    def take(self) -> Response | None:
+        """The next reply (``None``: none waits)."""
+        with self._lock:
+            return self._replies.popleft() if self._replies else None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._replies.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._replies)
+
+
+def scripted_pieces(response: Response, endpoint: Endpoint, streamed: bool,
+                    target: str | None) -> list[bytes]:
+    """``response`` as ``endpoint`` sends it: its stream cut into frames (``target`` is the
+    stream encoder's name; ``None``: the endpoint has no encoder, ``ValueError``), or its
+    non-stream body as one piece."""
+    if not streamed:
+        return [orjson.dumps(to_native(response, endpoint.provider))]
+    if target is None:
+        raise ValueError(f"no stream encoder writes {endpoint.provider} {endpoint.form} "
+                         "streams; ask this endpoint for a non-stream reply")
+    encoder = make_encoder(target)
+    data = encoder.encode(response_events(response)) + encoder.finish(None)
+    return split_frames(data, endpoint.form)
