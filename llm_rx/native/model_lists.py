@@ -5,7 +5,7 @@
     GET /v1/models                 openai-chat (the default of the three on this path)
     GET /v1/models + anthropic-version header         anthropic
     GET /v1/models + X-Fern-SDK-Name: cohere          cohere
-    GET /v1beta/models (/v1, /v1alpha)                gemini
+    GET /v1beta/models (/v1alpha; /v1 from google-genai) gemini
     GET /api/tags                                     ollama
     GET /foundation-models                            bedrock-converse (control plane)
 
@@ -36,6 +36,7 @@ def find_model_list(path: str, headers: Mapping[str, str]) -> tuple[ProviderId, 
             model = path[len(prefix) + 1 :] or None
             if provider is None:
                 provider = ("anthropic" if "anthropic-version" in headers else
+                            "gemini" if "x-goog-api-client" in headers else
                             "cohere" if headers.get("x-fern-sdk-name") == "cohere" else
                             "openai-chat")
             if provider == "ollama" and model is not None:
