@@ -120,7 +120,9 @@ def _block_events(index: int, block: Block) -> list[Event]:
         events += [ThinkingDelta(index, block.text)] if block.text else []
     elif isinstance(block, ToolCallBlock):
         events = [BlockStart(index, "tool_call", block.id, block.name, meta=block.meta)]
-        events += [ToolArgsDelta(index, block.raw_arguments)] if block.raw_arguments else []
+        half = len(block.raw_arguments) // 2  # (in two fragments, as providers stream them)
+        events += [ToolArgsDelta(index, part) for part in (block.raw_arguments[:half],
+                                                           block.raw_arguments[half:]) if part]
     elif isinstance(block, RefusalBlock):
         events = [BlockStart(index, "refusal", meta=block.meta)]
         events += [RefusalDelta(index, block.text)] if block.text else []

@@ -44,8 +44,11 @@ Scripted replies, the journal and per-test faults::
         assert llm_rx_server.requests[-1].json["messages"][-1]["role"] == "tool"
 
 The queue, the journal and the standing fault are cleared after each test that used the
-server. ``check_client`` (:mod:`llm_rx.serve.verdict`) runs a client under each fault and
-says what it got wrong.
+server. ``check_client(llm_rx_server, client)`` runs a client function under each fault
+and says, in llm-rx's terms, what it got wrong (see ``llm_rx.serve._verdict``)::
+
+    def test_my_client_survives_faults(llm_rx_server):
+        check_client(llm_rx_server, my_client).assert_ok()
 
 Needs the ``serve`` extra (starlette, uvicorn); they are imported when the server fixture is
 first used, so a session that does not use it starts as fast as without the plugin.
@@ -53,19 +56,23 @@ first used, so a session that does not use it starts as fast as without the plug
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._pytest_plugin import llm_rx_capture_paths, llm_rx_server
 
 if TYPE_CHECKING:
     from ._scripted import reply
+    from .serve._verdict import Verdict, check_client
 
-__all__ = ["llm_rx_capture_paths", "llm_rx_server", "reply"]
+__all__ = ["Verdict", "check_client", "llm_rx_capture_paths", "llm_rx_server", "reply"]
+
+_LAZY = {"reply": "llm_rx._scripted", "check_client": "llm_rx.serve._verdict",
+         "Verdict": "llm_rx.serve._verdict"}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "reply":  # (imported when asked for: the plugin itself stays light)
-        from ._scripted import reply
-
-        return reply
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)  # (imported when asked for: the plugin itself stays light)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -63,7 +63,8 @@ def test_a_standing_fault_applies_to_scripted_replies(llm_rx_server: EmulatorThr
                             json={"model": "x", "max_tokens": 9,
                                   "messages": []}, headers={"x-llm-rx-capture": "none"})
     response = llm_rx.reassemble(body, "anthropic")
-    assert response.error is not None and response.error.kind == "wire_format"
+    assert response.error is not None
+    assert response.error.kind == "wire_format"
     assert plain.status_code == 404  # (a fault breaks bodies, not refusals)
 
 

@@ -9,6 +9,7 @@ import cohere
 import httpx
 import ollama
 import openai
+import pytest
 from google import genai
 
 from llm_rx.serve import EmulatorThread
@@ -20,12 +21,8 @@ def test_openai_models_list_and_retrieve(llm_rx_server: EmulatorThread) -> None:
         assert [model.id for model in client.models.list()] == llm_rx_server.captures
         one = llm_rx_server.captures[0]
         assert client.models.retrieve(one).id == one
-        try:
+        with pytest.raises(openai.NotFoundError, match="no-such-model"):
             client.models.retrieve("no-such-model")
-        except openai.NotFoundError as error:
-            assert "no-such-model" in str(error)
-        else:
-            raise AssertionError("an unknown model is found")
 
 
 def test_anthropic_models_list(llm_rx_server: EmulatorThread) -> None:
