@@ -7,6 +7,7 @@
     llm-rx reassemble FILE [--provider P] [--native [--to P]]   the response as JSON
     llm-rx events FILE [--provider P]             one JSON event per line
     llm-rx serve [PATH ...] [--host H] [--port N] [--pace T]   captures on provider endpoints
+    llm-rx record --upstream URL --out DIR [--port N]          a recording proxy
     llm-rx convert FILE --to P [--provider Q]     the reply as P's stream, live
     llm-rx --version
 
@@ -271,10 +272,22 @@ def _parser() -> argparse.ArgumentParser:
                     "formats, so the official SDKs and any HTTP client can be pointed at it: "
                     "the request's model names the capture. "
                     "Needs the 'serve' extra (pip install 'llm-rx[serve]')."))
+    from .serve._record_main import add_record_arguments
+
+    add_record_arguments(commands.add_parser(
+        "record", help="a recording proxy: captures and their timing (extra 'serve')",
+        description="Pass requests on to a provider and write each streamed reply as a "
+        "capture with its timing; credentials never reach a file."))
     convert = with_file("convert", "print the reply re-encoded as another provider's stream")
     convert.add_argument("--to", required=True, choices=sorted(STREAM_ENCODERS), metavar="P",
                          help=f"the target stream, one of {', '.join(sorted(STREAM_ENCODERS))}")
     return parser
+
+
+def _cmd_record(args: argparse.Namespace, out: TextIO) -> int:
+    from .serve._record_main import run_record
+
+    return run_record(args, out)
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
@@ -283,6 +296,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "reassemble": _cmd_reassemble,
     "events": _cmd_events,
     "serve": serve.run,
+    "record": _cmd_record,
     "convert": _cmd_convert,
 }
 

@@ -44,6 +44,7 @@ from ._models import control_routes, model_list
 from ._queue import ScriptQueue, scripted_pieces
 from ._stats import Stats
 from ._stream import Pacing, ReplayResponse
+from ._timing import timing_of
 
 __all__ = ["CAPTURE_HEADER", "Emulator", "create_app"]
 
@@ -76,6 +77,7 @@ class Emulator:
         self.script = ScriptQueue()
         self.journal = Journal()
         self.fault: str | None = None
+        self.replay_speed: float | None = None  # (a number: captures with a timing keep it)
 
     def reset(self) -> None:
         """Forgets the scripted replies, the journal and the standing fault."""
@@ -192,6 +194,21 @@ def _scripted(reply: Reply, endpoint: Endpoint, streamed: bool, fault: Fault) ->
     return _faulted(pieces, endpoint, fault)
 
 
+def _recorded(emulator: Emulator, capture: Capture, endpoint: Endpoint,
+              fault: Fault) -> tuple[list[bytes], Pacing] | None:
+    """A capture sent read by read at its recorded times (``--timing recorded``), when it has
+    a timing and goes out as it was recorded (same wire, no fault that changes frames)."""
+    speed = emulator.replay_speed
+    if (speed is None or capture.provider != endpoint.provider or capture.form != endpoint.form
+            or fault.error_after is not None or fault.malformed is not None):
+        return None
+    timing = timing_of(capture.path)
+    pieces = timing.split(capture.data) if timing is not None else None
+    if timing is None or pieces is None:
+        return None
+    return pieces, Pacing(0.0, emulator.pacing.read_size, timing.schedule(speed))
+
+
 def _journal(emulator: Emulator, request: Request, body: dict[str, Any] | None) -> None:
     emulator.journal.add(JournalEntry(request.method, request.url.path, dict(request.headers),
                                       body, dict(request.query_params)))
@@ -218,12 +235,14 @@ async def _handle(request: Request) -> Response:
             wait = {"retry-after": f"{fault.retry_after:g}"} if fault.status in (429, 503) else {}
             raise _Refused(fault.status, f"fault injected: status={fault.status}", wait)
         streamed = wants_stream(endpoint, body)
+        pacing = Pacing(pace, emulator.pacing.read_size)
         reply = emulator.script.take()
         if reply is not None:
             pieces = _scripted(reply, endpoint, streamed, fault)
         elif streamed:
             capture = _capture(emulator, request, endpoint, body)
             pieces = _faulted(emulator.frames(capture, endpoint), endpoint, fault)
+            pieces, pacing = _recorded(emulator, capture, endpoint, fault) or (pieces, pacing)
         else:
             capture = _capture(emulator, request, endpoint, body)
             pieces = [emulator.native(capture, endpoint)]
@@ -231,7 +250,6 @@ async def _handle(request: Request) -> Response:
         headers = {} if streamed else {"content-length": str(len(pieces[0]))}
     except _Refused as refused:
         return _refusal(endpoint, refused, emulator.stats)
-    pacing = Pacing(pace, emulator.pacing.read_size)
     return ReplayResponse(pieces, media_type=content_type(endpoint, streamed), pacing=pacing,
                           fault=fault, stats=emulator.stats, live=emulator.live,
                           headers=headers)
@@ -242,9 +260,12 @@ def create_app(
     *,
     pace: float = 0.0,
     read_size: int = 16 * 1024,
+    replay_speed: float | None = None,
 ) -> Starlette:
     """The emulator app over the captures under ``paths`` (default: the bundled ones);
-    ``app.state.emulator`` is its :class:`Emulator` (its ``stats`` among others)."""
+    ``app.state.emulator`` is its :class:`Emulator` (its ``stats`` among others). With
+    ``replay_speed``, a capture recorded with its timing is sent at its recorded pace times
+    that speed (``--timing recorded``)."""
     if paths is None:
         from ..data import bundled_folder
 
@@ -257,4 +278,5 @@ def create_app(
                             Route("/{path:path}", model_list, methods=["GET"]),
                             WebSocketRoute("/{path:path}", responses_socket)])
     app.state.emulator = Emulator(index, Pacing(pace, read_size))
+    app.state.emulator.replay_speed = replay_speed
     return app

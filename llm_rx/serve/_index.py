@@ -5,7 +5,8 @@ extension, with ``/`` written ``__`` (``anthropic/thinking-signature.sse`` under
 ``captures/`` is ``anthropic__thinking-signature``); a file given on its own is its name
 without the extension. The provider and the form of each are told from its bytes, so a
 folder can hold any provider's recordings under any names. Non-stream bodies
-(``*.nonstream.json``) and files that are no provider's stream are left out.
+(``*.nonstream.json``), recorded timings (``*.timing.json``) and files that are no
+provider's stream are left out.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ class CaptureIndex:
 
 def _captures(root: Path, files: Iterable[Path]) -> Iterator[Capture]:
     for path in files:
-        if path.suffix not in _SUFFIXES or path.name.endswith(".nonstream.json"):
+        if path.suffix not in _SUFFIXES or path.name.endswith((".nonstream.json",
+                                                                ".timing.json")):
             continue
         with open(path, "rb") as handle:
             head = handle.read(SNIFF_LIMIT)

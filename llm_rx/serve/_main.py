@@ -22,6 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "as it can. Header x-llm-rx-pace overrides it per request")
     parser.add_argument("--read-size", type=int, default=16 * 1024, metavar="BYTES",
                         help="the most bytes one write carries (default: 16384)")
+    parser.add_argument("--timing", choices=["paced", "recorded"], default="paced",
+                        help="recorded: a capture with a <name>.timing.json (llm-rx record) "
+                        "is sent read by read at its recorded times; default: paced (--pace)")
+    parser.add_argument("--replay-speed", type=float, default=1.0, metavar="X",
+                        help="with --timing recorded: X times the recorded pace (default: 1)")
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -33,7 +38,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         sys.stderr.write(f"llm-rx serve needs the 'serve' extra "
                          f"(pip install 'llm-rx[serve]'): {error}\n")
         return 2
-    app = create_app(args.paths or None, pace=args.pace, read_size=args.read_size)
+    if not args.replay_speed > 0:
+        sys.stderr.write("llm-rx serve: --replay-speed must be > 0\n")
+        return 2
+    speed = args.replay_speed if args.timing == "recorded" else None
+    app = create_app(args.paths or None, pace=args.pace, read_size=args.read_size,
+                     replay_speed=speed)
     sock = bind(args.host, args.port)
     emulator = app.state.emulator
     out.write(f"llm-rx serve: listening on {url_of(sock)}\n")

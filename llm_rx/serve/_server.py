@@ -25,7 +25,7 @@ from ._journal import JournalEntry
 from ._stats import Stats
 from ._stream import DropLogFilter
 
-__all__ = ["EmulatorThread", "bind", "serve_forever"]
+__all__ = ["EmulatorThread", "bind", "serve_forever", "url_of"]
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -52,15 +52,19 @@ class _Server(uvicorn.Server):
         config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False,
                                 lifespan="off", timeout_graceful_shutdown=int(graceful) or 1)
         super().__init__(config)
-        self._emulator: Emulator = app.state.emulator
+        self._emulator: Emulator | None = getattr(app.state, "emulator", None)
+        self._recorder = getattr(app.state, "recorder", None)  # (llm-rx record's proxy)
         logging.getLogger("uvicorn.error").addFilter(DropLogFilter())
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         self.should_exit = True
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        self._emulator.stop_streams()
+        if self._emulator is not None:
+            self._emulator.stop_streams()
         await super().shutdown(sockets=sockets)
+        if self._recorder is not None:
+            await self._recorder.aclose()
 
 
 def serve_forever(app: Starlette, sock: socket.socket) -> None:
@@ -100,8 +104,9 @@ class EmulatorThread:
         read_size: int = 16 * 1024,
         host: str = "127.0.0.1",
         port: int = 0,
+        replay_speed: float | None = None,
     ) -> None:
-        self.app = create_app(paths, pace=pace, read_size=read_size)
+        self.app = create_app(paths, pace=pace, read_size=read_size, replay_speed=replay_speed)
         self._sock = bind(host, port)
         self.url = url_of(self._sock)
         self._server = _Server(self.app)

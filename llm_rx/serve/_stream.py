@@ -41,15 +41,22 @@ class DropLogFilter(logging.Filter):
 @dataclass(frozen=True)
 class Pacing:
     """How fast a body goes out: ``pace`` frames (about one token each) per second, ``0`` as
-    fast as it can; no write carries more than ``read_size`` bytes."""
+    fast as it can; no write carries more than ``read_size`` bytes. ``schedule``: the time
+    of each piece instead (a recorded timing), in seconds after the first."""
 
     pace: float = 0.0
     read_size: int = 16 * 1024
+    schedule: tuple[float, ...] | None = None
 
 
 def writes(pieces: Iterable[bytes], pacing: Pacing) -> Iterator[tuple[float, bytes]]:
     """``(seconds after the first byte, bytes)`` of each write of a body cut into frames."""
     size = max(1, pacing.read_size)
+    if pacing.schedule is not None:
+        for when, piece in zip(pacing.schedule, pieces, strict=False):
+            for at in range(0, len(piece), size):
+                yield when, piece[at : at + size]
+        return
     if pacing.pace <= 0:
         body = b"".join(pieces)
         for at in range(0, len(body), size):

@@ -1,0 +1,152 @@
+"""``llm-rx record``: a recording proxy in front of a provider, and the timing it writes.
+
+Every request goes on to ``upstream`` as it came (credentials included: the provider needs
+them); the reply comes back to the client unchanged and live, each read passed on as it
+arrives. A streamed reply that succeeded is also written, once it ended, as a capture
+``DIR/<provider>/<name>.<ext>`` (the provider's own bytes) and ``<name>.timing.json``: the
+seconds from the request to the first read, and each read's size and the seconds since the
+read before it. A non-stream reply is written as ``<name>.nonstream.json``. Nothing of the
+request is written: no header, so no ``Authorization``, ``x-api-key``, ``api-key`` or
+``x-goog-api-key`` ever reaches a file.
+
+``llm-rx serve DIR --timing recorded [--replay-speed X]`` sends a capture that has a timing
+file read by read, each at its recorded time (divided by ``X``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ..native.endpoints import Endpoint, find_endpoint, requested_model, wants_stream
+from ._timing import Timing
+
+__all__ = ["CREDENTIAL_HEADERS", "Recorder", "create_record_app"]
+
+#: request headers that carry a key: sent upstream, never written
+CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key",
+                                "proxy-authorization", "cookie"})
+_HOP = frozenset({"host", "connection", "keep-alive", "transfer-encoding", "te", "trailer",
+                  "upgrade", "content-length", "accept-encoding", "content-encoding"})
+_EXTENSIONS = {"sse": ".sse", "json-array": ".json", "chat": ".ndjson", "generate": ".ndjson",
+               "eventstream": ".eventstream"}
+_MAX_RECORDED = 64 * 1024 * 1024  # (a longer reply is passed on, not written)
+
+
+class Recorder:
+    """Writes the replies under ``out``, each under a new name."""
+
+    def __init__(self, upstream: str, out: Path) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.out = out
+        self.saved: list[Path] = []
+        self._lock = threading.Condition()
+        self._client: httpx.AsyncClient | None = None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:  # (made on the server's loop, at its first request)
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(600.0, connect=30.0))
+        return self._client
+
+    async def aclose(self) -> None:
+        """Closes the upstream connections (on the server's loop, as it stops)."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def save(self, endpoint: Endpoint, model: str | None, streamed: bool, body: bytes,
+             timing: Timing) -> Path:
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", model or "reply").strip("-.") or "reply"
+        folder = self.out / endpoint.provider
+        with self._lock:
+            folder.mkdir(parents=True, exist_ok=True)
+            number = 1
+            while list(folder.glob(f"{stem}-{number:03d}.*")):
+                number += 1
+            name = f"{stem}-{number:03d}"
+            if streamed:
+                path = folder / (name + _EXTENSIONS.get(endpoint.form, ".txt"))
+                (folder / f"{name}.timing.json").write_bytes(timing.to_json())
+            else:
+                path = folder / f"{name}.nonstream.json"
+            path.write_bytes(body)
+            self.saved.append(path)
+            self._lock.notify_all()
+        return path
+
+    def wait(self, count: int, timeout: float) -> bool:
+        """Whether ``count`` replies were written within ``timeout`` seconds (a reply is
+        written once the client has had all of it)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: len(self.saved) >= count, timeout)
+
+
+def _forwarded(request: Request) -> list[tuple[str, str]]:
+    return [(name, value) for name, value in request.headers.items() if name not in _HOP]
+
+
+async def _proxy(request: Request) -> Response:
+    recorder: Recorder = request.app.state.recorder
+    body = await request.body()
+    try:
+        parsed: Any = orjson.loads(body) if body.strip() else {}
+    except orjson.JSONDecodeError:
+        parsed = {}
+    endpoint = find_endpoint(request.url.path, request.query_params)
+    query = f"?{request.url.query}" if request.url.query else ""
+    outgoing = recorder.client.build_request(
+        request.method, recorder.upstream + request.url.path + query,
+        headers=[*_forwarded(request), ("accept-encoding", "identity")], content=body)
+    loop = asyncio.get_running_loop()
+    asked = loop.time()
+    try:
+        upstream = await recorder.client.send(outgoing, stream=True)
+    except httpx.HTTPError as error:
+        return JSONResponse({"error": {"message": f"upstream: {error}", "type": "bad_gateway"}},
+                            502)
+    headers = {name: value for name, value in upstream.headers.items() if name not in _HOP}
+
+    async def relay() -> AsyncIterator[bytes]:
+        chunks: list[bytes] = []
+        reads: list[tuple[float, int]] = []
+        last, size, whole = asked, 0, False
+        try:
+            async for chunk in upstream.aiter_raw():
+                now = loop.time()
+                reads.append((now - last, len(chunk)))
+                last, size = now, size + len(chunk)
+                if size <= _MAX_RECORDED:
+                    chunks.append(chunk)
+                yield chunk
+            whole = True
+        finally:
+            await upstream.aclose()
+            if (whole and endpoint is not None and upstream.status_code == 200 and reads
+                    and size <= _MAX_RECORDED):
+                first, *rest = reads
+                timing = Timing(first[0], ((0.0, first[1]), *rest))
+                recorder.save(endpoint, requested_model(endpoint, parsed) if isinstance(
+                    parsed, dict) else None, isinstance(parsed, dict) and wants_stream(
+                    endpoint, parsed), b"".join(chunks), timing)
+
+    return StreamingResponse(relay(), status_code=upstream.status_code, headers=headers)
+
+
+def create_record_app(upstream: str, out: str | Path) -> Starlette:
+    """The recording proxy (``app.state.recorder`` is its :class:`Recorder`)."""
+    app = Starlette(routes=[Route("/{path:path}", _proxy,
+                                  methods=["GET", "POST", "PUT", "PATCH", "DELETE"])])
+    app.state.recorder = Recorder(upstream, Path(out))
+    return app

@@ -1,0 +1,173 @@
+"""``llm-rx record`` in front of the emulator itself (no network): replies pass through
+unchanged and live; each is written as a capture that reassembles to the upstream's reply,
+with its read timing and without a credential; ``--timing recorded`` replays the pauses.
+
+Timing checks are CPU-independent where they can be: bytes never arrive before the upstream
+sent them (a lower bound that holds on any machine), and the replay schedule is checked
+exactly on the server's own clock; the upper bounds are loose (a busy machine is late).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anthropic
+import httpx
+import pytest
+
+import llm_rx
+from llm_rx.native.frames import split_frames
+from llm_rx.serve import EmulatorThread
+from llm_rx.serve._record_main import RecorderThread
+from llm_rx.serve._stream import Pacing, writes
+from llm_rx.serve._timing import Timing, timing_of
+from llm_rx.testing import reply
+from tests.captures import capture
+
+PACE = 50.0  # frames per second upstream: 20 ms between frames
+EARLY = 0.05  # (the first read's own latency: the only slack the lower bound needs)
+SECRETS = {"authorization": "Bearer sk-live-SECRET-1", "x-api-key": "SECRET-2",
+           "api-key": "SECRET-3", "x-goog-api-key": "SECRET-4"}
+ANTHROPIC = "anthropic/text-basic.sse"
+OPENAI = "openai/chat-text-basic.sse"
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[EmulatorThread]:
+    paths = [capture(ANTHROPIC).path, capture(OPENAI).path]
+    with EmulatorThread(paths, pace=PACE) as server:
+        yield server
+
+
+@pytest.fixture
+def proxy(upstream: EmulatorThread, tmp_path: Path) -> Iterator[RecorderThread]:
+    with RecorderThread(upstream.url, tmp_path / "recorded") as recorder:
+        yield recorder
+
+
+def timed_read(url: str, body: dict[str, object],
+               headers: dict[str, str] | None = None) -> tuple[bytes, list[tuple[float, int]]]:
+    """The body and, per read, (seconds after the first read, bytes so far)."""
+    marks: list[tuple[float, int]] = []
+    got = b""
+    with httpx.Client(timeout=10) as client, client.stream("POST", url, json=body,
+                                                           headers=headers) as answer:
+        assert answer.status_code == 200
+        for chunk in answer.iter_raw():
+            got += chunk
+            marks.append((time.monotonic(), len(got)))
+    start = marks[0][0]
+    return got, [(at - start, size) for at, size in marks]
+
+
+def test_a_stream_passes_through_unchanged_and_is_recorded(
+    upstream: EmulatorThread, proxy: RecorderThread
+) -> None:
+    body = {"model": "text-basic", "max_tokens": 9, "messages": [], "stream": True}
+    direct = httpx.post(f"{upstream.url}/v1/messages", json=body, timeout=10).content
+    relayed, _ = timed_read(f"{proxy.url}/v1/messages", body, SECRETS)
+    assert relayed == direct
+    assert proxy.wait(1)
+    (saved,) = proxy.saved
+    assert saved.parent.name == "anthropic"
+    assert saved.name == "text-basic-001.sse"
+    assert saved.read_bytes() == direct
+    original = llm_rx.reassemble(capture(ANTHROPIC).path, "anthropic")
+    assert llm_rx.reassemble(saved, "anthropic") == original
+
+
+def test_no_credential_reaches_a_file(upstream: EmulatorThread, proxy: RecorderThread) -> None:
+    body = {"model": "text-basic", "max_tokens": 9, "messages": [], "stream": True}
+    timed_read(f"{proxy.url}/v1/messages", body, SECRETS)
+    with anthropic.Anthropic(base_url=proxy.url, api_key="sk-ant-SECRET-5",
+                             max_retries=0) as client, client.messages.stream(
+            model="text-basic", max_tokens=9, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        assert stream.get_final_message().stop_reason == "end_turn"
+    assert proxy.wait(2)
+    seen = upstream.requests[-2:]
+    assert seen[0].headers["x-goog-api-key"] == "SECRET-4"  # (passed on upstream)
+    sdk = seen[1].headers
+    assert "sk-ant-SECRET-5" in sdk.get("x-api-key", "") + sdk.get("authorization", "")
+    files = [path for path in proxy.saved[0].parent.parent.rglob("*") if path.is_file()]
+    assert len(files) == 4  # two captures, two timings
+    for path in files:
+        text = path.read_bytes()
+        assert b"SECRET" not in text, path
+        assert b"x-api-key" not in text.lower(), path
+
+
+def test_recorded_gaps_follow_the_upstream_pace(upstream: EmulatorThread,
+                                                proxy: RecorderThread) -> None:
+    body = {"model": "chat-text-basic", "messages": [], "stream": True}
+    data, _ = timed_read(f"{proxy.url}/v1/chat/completions", body)
+    assert proxy.wait(1)
+    timing = timing_of(proxy.saved[0])
+    assert timing is not None
+    assert sum(size for _, size in timing.reads) == len(data)
+    frames = split_frames(data, "sse")
+    starts = [sum(map(len, frames[:index])) for index in range(len(frames))]
+    at, received = 0.0, 0
+    for index, (gap, size) in enumerate(timing.reads):
+        at += gap if index else 0.0
+        received += size
+        last_frame = max(i for i, start in enumerate(starts) if start < received)
+        assert at >= last_frame / PACE - EARLY  # (no byte before the upstream sent it)
+    assert at <= (len(frames) - 1) / PACE + 2.0
+
+
+def test_the_replay_schedule_is_the_recorded_one_exactly() -> None:
+    timing = Timing(0.3, ((0.0, 3), (0.02, 2), (0.5, 4)))
+    assert timing.schedule() == (0.0, 0.02, 0.52)
+    assert timing.schedule(2.0) == (0.0, 0.01, 0.26)
+    pieces = timing.split(b"abcdefghi")
+    assert pieces == [b"abc", b"de", b"fghi"]
+    assert timing.split(b"abc") is None
+    sent = list(writes(pieces, Pacing(0.0, 2, timing.schedule(2.0))))
+    assert sent == [(0.0, b"ab"), (0.0, b"c"), (0.01, b"de"), (0.26, b"fg"), (0.26, b"hi")]
+
+
+def test_serve_replays_the_recorded_timing(upstream: EmulatorThread,
+                                           proxy: RecorderThread) -> None:
+    body = {"model": "chat-text-basic", "messages": [], "stream": True}
+    data, _ = timed_read(f"{proxy.url}/v1/chat/completions", body)
+    assert proxy.wait(1)
+    timing = timing_of(proxy.saved[0])
+    assert timing is not None
+    folder = proxy.saved[0].parent.parent
+    speed = 2.0
+    recorded = timing.schedule(speed)
+    with EmulatorThread([folder], replay_speed=speed) as replay:
+        model = "openai-chat__chat-text-basic-001"
+        again, marks = timed_read(f"{replay.url}/v1/chat/completions",
+                                  {"model": model, "messages": [], "stream": True})
+        assert again == data
+        ends = [sum(size for _, size in timing.reads[: i + 1]) for i in range(len(recorded))]
+        for at, received in marks:  # (never before its recorded time, over speed)
+            index = next(i for i, end in enumerate(ends) if end >= received)
+            assert at >= recorded[index] - recorded[0] - EARLY
+        assert marks[-1][0] <= recorded[-1] + 1.0
+        # without --timing recorded, the same folder is served at the server's pace
+    with EmulatorThread([folder]) as fast:
+        fast_data, fast_marks = timed_read(f"{fast.url}/v1/chat/completions",
+                                           {"model": model, "messages": [], "stream": True})
+    assert fast_data == data
+
+
+def test_a_scripted_upstream_is_recorded_too(upstream: EmulatorThread,
+                                             proxy: RecorderThread) -> None:
+    upstream.queue(reply("recorded", usage={"input_tokens": 3, "output_tokens": 1}))
+    with httpx.Client(timeout=10) as client:
+        answer = client.post(f"{proxy.url}/v1beta/models/gemini-x:streamGenerateContent",
+                             params={"alt": "sse"}, json={"contents": []})
+        plain = client.post(f"{proxy.url}/v1/chat/completions",
+                            json={"model": "chat-text-basic", "messages": []})
+    assert answer.status_code == plain.status_code == 200
+    assert proxy.wait(2)
+    stream, body = proxy.saved
+    assert (stream.parent.name, stream.suffix) == ("gemini", ".sse")
+    assert llm_rx.reassemble(stream).text == "recorded"
+    assert body.name.endswith(".nonstream.json")
+    assert llm_rx.reassemble(body).text == llm_rx.reassemble(capture(OPENAI).path).text
