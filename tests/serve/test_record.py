@@ -149,10 +149,10 @@ def test_serve_replays_the_recorded_timing(upstream: EmulatorThread,
             index = next(i for i, end in enumerate(ends) if end >= received)
             assert at >= recorded[index] - recorded[0] - EARLY
         assert marks[-1][0] <= recorded[-1] + 1.0
-        # without --timing recorded, the same folder is served at the server's pace
+    # without --timing recorded, the same folder is served at the server's pace
     with EmulatorThread([folder]) as fast:
-        fast_data, fast_marks = timed_read(f"{fast.url}/v1/chat/completions",
-                                           {"model": model, "messages": [], "stream": True})
+        fast_data, _ = timed_read(f"{fast.url}/v1/chat/completions",
+                                  {"model": model, "messages": [], "stream": True})
     assert fast_data == data
 
 
