@@ -22,13 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 from ._faults import FAULT_HEADER, PACE_HEADER, Fault, parse_fault
 from ._index import Capture, CaptureIndex, capture_id
+from ._journal import JournalEntry
 from ._main import add_arguments, main, run
 from ._stats import Stats
+from ._timing import Timing
 
 if TYPE_CHECKING:
     from ._app import CAPTURE_HEADER, Emulator, create_app
+    from ._record_main import RecorderThread
     from ._server import EmulatorThread
     from ._stream import Pacing
+    from ._verdict import Verdict, check_client
 
 __all__ = [
     "CAPTURE_HEADER",
@@ -39,10 +43,15 @@ __all__ = [
     "Emulator",
     "EmulatorThread",
     "Fault",
+    "JournalEntry",
     "Pacing",
+    "RecorderThread",
     "Stats",
+    "Timing",
+    "Verdict",
     "add_arguments",
     "capture_id",
+    "check_client",
     "create_app",
     "main",
     "parse_fault",
@@ -50,7 +59,8 @@ __all__ = [
 ]
 
 _LAZY = {"CAPTURE_HEADER": "_app", "Emulator": "_app", "create_app": "_app",
-         "EmulatorThread": "_server", "Pacing": "_stream"}
+         "EmulatorThread": "_server", "Pacing": "_stream", "RecorderThread": "_record_main",
+         "Verdict": "_verdict", "check_client": "_verdict"}
 
 
 def __getattr__(name: str) -> Any:
