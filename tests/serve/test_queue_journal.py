@@ -1,0 +1,48 @@
+"""The scripted-reply queue and the request journal hold a bounded number of entries, and a
+streamed request on an endpoint with no stream encoder says so in the endpoint's shape."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from llm_rx.serve import EmulatorThread, JournalEntry
+from llm_rx.serve._journal import Journal
+from llm_rx.serve._queue import ScriptQueue
+from llm_rx.testing import reply
+
+
+def test_the_journal_keeps_the_latest_entries() -> None:
+    journal = Journal(limit=3)
+    for number in range(5):
+        journal.add(JournalEntry("POST", f"/{number}", {}, None))
+    assert [entry.path for entry in journal.entries()] == ["/2", "/3", "/4"]
+
+
+def test_the_queue_refuses_past_its_limit_and_anything_but_a_response() -> None:
+    queue = ScriptQueue(limit=2)
+    queue.put([reply("a"), reply("b")])
+    with pytest.raises(OverflowError):
+        queue.put([reply("c")])
+    assert len(queue) == 2
+    with pytest.raises(TypeError, match=r"llm_rx\.Response"):
+        queue.put(["text"])  # type: ignore[list-item]
+    assert queue.take() is not None
+    assert queue.take() is not None
+    assert queue.take() is None
+
+
+def test_a_streamed_scripted_reply_where_no_encoder_writes_is_a_400(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    llm_rx_server.queue(reply("x"))
+    answer = httpx.post(f"{llm_rx_server.url}/api/generate", timeout=10,
+                        json={"model": "any", "prompt": "hi"})
+    assert answer.status_code == 400
+    assert "no stream encoder" in answer.json()["error"]
+
+
+def test_a_fault_that_does_not_parse_is_refused_when_set(llm_rx_server: EmulatorThread) -> None:
+    with pytest.raises(ValueError, match="unknown fault"):
+        llm_rx_server.fault("explode=1")
+    assert llm_rx_server.emulator.fault is None
