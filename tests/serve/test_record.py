@@ -177,3 +177,18 @@ def test_a_scripted_upstream_is_recorded_too(upstream: EmulatorThread,
     assert llm_rx.reassemble(stream).text == "recorded"
     assert body.name.endswith(".nonstream.json")
     assert llm_rx.reassemble(body).text == llm_rx.reassemble(capture(OPENAI).path).text
+
+
+def test_a_stream_is_passed_on_live_and_a_cut_one_is_not_written(
+    upstream: EmulatorThread, proxy: RecorderThread
+) -> None:
+    before = upstream.stats["disconnected"]
+    body = {"model": "text-basic", "max_tokens": 9, "messages": [], "stream": True}
+    stalled = {"x-llm-rx-fault": "stall-after=300", "x-llm-rx-pace": "0"}
+    with httpx.Client(timeout=10) as client, client.stream(
+            "POST", f"{proxy.url}/v1/messages", json=body, headers=stalled) as answer:
+        first = next(answer.iter_raw())  # (the upstream sends nothing more: this came live)
+        assert first.startswith(b"event: message_start")
+    # the client went away: the proxy lets the upstream go, and writes nothing
+    assert upstream.stats.wait("disconnected", before + 1, timeout=10)
+    assert proxy.saved == []
