@@ -42,6 +42,7 @@ _HOP = frozenset({"host", "connection", "keep-alive", "transfer-encoding", "te",
 _EXTENSIONS = {"sse": ".sse", "json-array": ".json", "chat": ".ndjson", "generate": ".ndjson",
                "eventstream": ".eventstream"}
 _MAX_RECORDED = 64 * 1024 * 1024  # (a longer reply is passed on, not written)
+MAX_REQUEST = 16 * 1024 * 1024  # (a larger request body is refused with 413)
 
 
 class Recorder:
@@ -97,9 +98,22 @@ def _forwarded(request: Request) -> list[tuple[str, str]]:
     return [(name, value) for name, value in request.headers.items() if name not in _HOP]
 
 
+async def _request_body(request: Request) -> bytes | None:
+    """The request's body, or ``None`` once it passes ``MAX_REQUEST`` (read no further)."""
+    got = bytearray()
+    async for chunk in request.stream():
+        got += chunk
+        if len(got) > MAX_REQUEST:
+            return None
+    return bytes(got)
+
+
 async def _proxy(request: Request) -> Response:
     recorder: Recorder = request.app.state.recorder
-    body = await request.body()
+    body = await _request_body(request)
+    if body is None:
+        return JSONResponse({"error": {"message": f"the request body is over {MAX_REQUEST} "
+                                       "bytes", "type": "request_too_large"}}, 413)
     try:
         parsed: Any = orjson.loads(body) if body.strip() else {}
     except orjson.JSONDecodeError:

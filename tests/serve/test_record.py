@@ -192,3 +192,18 @@ def test_a_stream_is_passed_on_live_and_a_cut_one_is_not_written(
     # the client went away: the proxy lets the upstream go, and writes nothing
     assert upstream.stats.wait("disconnected", before + 1, timeout=10)
     assert proxy.saved == []
+
+
+def test_a_request_too_large_or_an_upstream_down_is_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llm_rx.serve import _record
+
+    monkeypatch.setattr(_record, "MAX_REQUEST", 10)
+    with RecorderThread("http://127.0.0.1:9", tmp_path) as proxy, httpx.Client(
+            timeout=10) as client:  # (port 9, discard: nothing listens on loopback)
+        assert client.post(f"{proxy.url}/v1/messages", content=b"x" * 11).status_code == 413
+        down = client.post(f"{proxy.url}/v1/messages", content=b"{}")
+    assert down.status_code == 502
+    assert "upstream" in down.json()["error"]["message"]
+    assert proxy.saved == []
