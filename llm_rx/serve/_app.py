@@ -5,6 +5,10 @@ capture (``x-llm-rx-capture`` overrides); a streamed request gets the recording,
 where the provider has two forms of one stream, or translated (``llm_rx.translate``) when it
 is another provider's, and a non-stream request gets
 ``to_native(reassemble(capture))``. Errors are answered in the endpoint's own error shape.
+
+A scripted reply waiting in the queue (``_queue.py``) answers before any capture, in the
+endpoint's wire; every request goes to the journal (``_journal.py``); ``GET`` answers model
+lists and the ``/_llm_rx`` routes control the queue and the journal (``_models.py``).
 """
 
 from __future__ import annotations
