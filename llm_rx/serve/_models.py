@@ -21,6 +21,7 @@ from starlette.routing import Route
 from ..native.errors import error_body
 from ..native.model_lists import find_model_list, model_body, model_list_body
 from ..response import Response as Reply
+from ._journal import JournalEntry
 
 if TYPE_CHECKING:
     from ._app import Emulator
@@ -39,6 +40,8 @@ async def model_list(request: Request) -> Response:
     """A provider's model list (or one model of it), in that provider's shape."""
     emulator = _emulator(request)
     emulator.stats.add("requests")
+    emulator.journal.add(JournalEntry(request.method, request.url.path, dict(request.headers),
+                                      None, dict(request.query_params)))
     found = find_model_list(request.url.path, request.headers)
     if found is None:
         emulator.stats.add("errors")

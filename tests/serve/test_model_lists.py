@@ -21,6 +21,8 @@ def test_openai_models_list_and_retrieve(llm_rx_server: EmulatorThread) -> None:
         assert [model.id for model in client.models.list()] == llm_rx_server.captures
         one = llm_rx_server.captures[0]
         assert client.models.retrieve(one).id == one
+        assert [(e.method, e.path) for e in llm_rx_server.requests] == [
+            ("GET", "/v1/models"), ("GET", f"/v1/models/{one}")]
         with pytest.raises(openai.NotFoundError, match="no-such-model"):
             client.models.retrieve("no-such-model")
 
