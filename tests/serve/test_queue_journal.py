@@ -3,6 +3,10 @@ streamed request on an endpoint with no stream encoder says so in the endpoint's
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import httpx
 import pytest
 
@@ -10,6 +14,8 @@ from llm_rx.serve import EmulatorThread, JournalEntry
 from llm_rx.serve._journal import Journal
 from llm_rx.serve._queue import ScriptQueue
 from llm_rx.testing import reply
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def test_the_journal_keeps_the_latest_entries() -> None:
@@ -46,3 +52,13 @@ def test_a_fault_that_does_not_parse_is_refused_when_set(llm_rx_server: Emulator
     with pytest.raises(ValueError, match="unknown fault"):
         llm_rx_server.fault("explode=1")
     assert llm_rx_server.emulator.fault is None
+
+
+def test_reply_and_check_client_import_no_server_stack() -> None:
+    # bug class: the scripting helpers making the serve extra (or the proxy's httpx) required
+    code = ("import sys; from llm_rx.testing import reply, check_client; import llm_rx.cli; "
+            "llm_rx.cli._parser(); reply('x'); print(sorted(m for m in sys.modules "
+            "if m.split('.')[0] in ('starlette', 'uvicorn', 'httpx')))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120, check=True)
+    assert result.stdout.strip() == "[]"
