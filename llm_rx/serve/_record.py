@@ -29,7 +29,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..native.endpoints import Endpoint, find_endpoint, requested_model, wants_stream
+from ..native.endpoints import (
+    Endpoint,
+    capture_form,
+    find_endpoint,
+    requested_model,
+    wants_stream,
+)
+from ..wire.providers import provider_id
+from ..wire.registry import SNIFF_LIMIT, sniff
 from ._timing import Timing
 
 __all__ = ["CREDENTIAL_HEADERS", "Recorder", "create_record_app"]
@@ -41,6 +49,7 @@ _HOP = frozenset({"host", "connection", "keep-alive", "transfer-encoding", "te",
                   "upgrade", "content-length", "accept-encoding", "content-encoding"})
 _EXTENSIONS = {"sse": ".sse", "json-array": ".json", "chat": ".ndjson", "generate": ".ndjson",
                "eventstream": ".eventstream"}
+_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/vnd.amazon.eventstream")
 _MAX_RECORDED = 64 * 1024 * 1024  # (a longer reply is passed on, not written)
 MAX_REQUEST = 16 * 1024 * 1024  # (a larger request body is refused with 413)
 
@@ -98,6 +107,24 @@ def _forwarded(request: Request) -> list[tuple[str, str]]:
     return [(name, value) for name, value in request.headers.items() if name not in _HOP]
 
 
+def _where(endpoint: Endpoint | None, request: dict[str, Any], media_type: str,
+           data: bytes) -> tuple[Endpoint, str | None, bool] | None:
+    """Where a reply is written: the endpoint, the model it names and whether it streamed.
+    A path no provider uses (a host's own prefix) is written when its reply is a stream of a
+    provider that llm-rx tells from the bytes."""
+    if endpoint is not None:
+        return endpoint, requested_model(endpoint, request), wants_stream(endpoint, request)
+    if not media_type.startswith(_STREAM_TYPES):
+        return None
+    provider = sniff(data[:SNIFF_LIMIT])
+    if provider is None:
+        return None
+    known = provider_id(provider)
+    model = request.get("model")
+    return (Endpoint(known, capture_form(known, data)), model if isinstance(model, str) else None,
+            True)
+
+
 async def _request_body(request: Request) -> bytes | None:
     """The request's body, or ``None`` once it passes ``MAX_REQUEST`` (read no further)."""
     got = bytearray()
@@ -118,6 +145,7 @@ async def _proxy(request: Request) -> Response:
         parsed: Any = orjson.loads(body) if body.strip() else {}
     except orjson.JSONDecodeError:
         parsed = {}
+    parsed = parsed if isinstance(parsed, dict) else {}
     endpoint = find_endpoint(request.url.path, request.query_params)
     query = f"?{request.url.query}" if request.url.query else ""
     outgoing = recorder.client.build_request(
@@ -147,13 +175,12 @@ async def _proxy(request: Request) -> Response:
             whole = True
         finally:
             await upstream.aclose()
-            if (whole and endpoint is not None and upstream.status_code == 200 and reads
-                    and size <= _MAX_RECORDED):
-                first, *rest = reads
-                timing = Timing(first[0], ((0.0, first[1]), *rest))
-                recorder.save(endpoint, requested_model(endpoint, parsed) if isinstance(
-                    parsed, dict) else None, isinstance(parsed, dict) and wants_stream(
-                    endpoint, parsed), b"".join(chunks), timing)
+            if whole and upstream.status_code == 200 and reads and size <= _MAX_RECORDED:
+                data = b"".join(chunks)
+                where = _where(endpoint, parsed, upstream.headers.get("content-type", ""), data)
+                if where is not None:
+                    first, *rest = reads
+                    recorder.save(*where, data, Timing(first[0], ((0.0, first[1]), *rest)))
 
     return StreamingResponse(relay(), status_code=upstream.status_code, headers=headers)
 

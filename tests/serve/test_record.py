@@ -207,3 +207,19 @@ def test_a_request_too_large_or_an_upstream_down_is_answered(
     assert down.status_code == 502
     assert "upstream" in down.json()["error"]["message"]
     assert proxy.saved == []
+
+
+def test_a_path_no_provider_uses_is_recorded_from_the_stream_itself(
+    upstream: EmulatorThread, tmp_path: Path
+) -> None:
+    # (an upstream URL with the version in it: the client's path is no provider's own)
+    with RecorderThread(f"{upstream.url}/v1", tmp_path) as proxy:
+        streamed = httpx.post(f"{proxy.url}/chat/completions", timeout=10,
+                              json={"model": "chat-text-basic", "messages": [], "stream": True})
+        plain = httpx.post(f"{proxy.url}/chat/completions", timeout=10,
+                           json={"model": "chat-text-basic", "messages": []})
+        assert streamed.status_code == plain.status_code == 200
+        assert proxy.wait(1)
+        (saved,) = proxy.saved  # (the non-stream body of an unknown path is not written)
+    assert saved.relative_to(tmp_path).as_posix() == "openai-chat/chat-text-basic-001.sse"
+    assert saved.read_bytes() == streamed.content
