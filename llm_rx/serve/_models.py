@@ -5,6 +5,8 @@ The control endpoints are for clients in other languages and test runners::
 
     POST /_llm_rx/queue      {"replies": [<a Response's canonical JSON>, ...]}  -> {"queued": N}
     GET  /_llm_rx/requests   {"requests": [{"method", "path", "query", "headers", "json"}, ...]}
+    POST /_llm_rx/fault      {"fault": "malformed"} (null: none): every request without its
+                             own x-llm-rx-fault header gets it
     DELETE /_llm_rx/requests the journal, the queue and the standing fault cleared
 """
 
@@ -21,6 +23,7 @@ from starlette.routing import Route
 from ..native.errors import error_body
 from ..native.model_lists import find_model_list, model_body, model_list_body
 from ..response import Response as Reply
+from ._faults import parse_fault
 from ._journal import JournalEntry
 
 if TYPE_CHECKING:
@@ -82,6 +85,22 @@ async def _queue(request: Request) -> Response:
     return JSONResponse({"queued": len(parsed), "waiting": len(emulator.script)})
 
 
+async def _fault(request: Request) -> Response:
+    try:
+        body: Any = orjson.loads(await request.body())
+    except orjson.JSONDecodeError:
+        return _problem("the body is not JSON")
+    spec = body.get("fault", ...) if isinstance(body, dict) else ...
+    if spec is not None and not isinstance(spec, str):
+        return _problem('the body is {"fault": "<an x-llm-rx-fault value>"} or {"fault": null}')
+    try:
+        parse_fault(spec)
+    except ValueError as error:
+        return _problem(str(error))
+    _emulator(request).fault = spec
+    return JSONResponse({"fault": spec})
+
+
 async def _requests(request: Request) -> Response:
     emulator = _emulator(request)
     if request.method == "DELETE":
@@ -93,4 +112,5 @@ async def _requests(request: Request) -> Response:
 def control_routes() -> list[Route]:
     """The routes under ``/_llm_rx`` (ahead of the provider endpoints)."""
     return [Route(f"{CONTROL_PREFIX}/queue", _queue, methods=["POST"]),
+            Route(f"{CONTROL_PREFIX}/fault", _fault, methods=["POST"]),
             Route(f"{CONTROL_PREFIX}/requests", _requests, methods=["GET", "DELETE"])]

@@ -209,6 +209,13 @@ def test_the_queue_and_journal_over_http(llm_rx_server: EmulatorThread) -> None:
         assert journal[0]["json"]["messages"] == MESSAGES
         refused = client.post("/_llm_rx/queue", json={"replies": [{"content": 3}]})
         assert refused.status_code == 400
+        assert client.post("/_llm_rx/fault", json={"fault": "status=503"}).status_code == 200
+        refused = client.post("/v1/messages", json={"model": "x"})
+        assert (refused.status_code, refused.headers["retry-after"]) == (503, "1")
+        assert client.post("/_llm_rx/fault", json={"fault": "nope=1"}).status_code == 400
+        assert client.post("/_llm_rx/fault", json={"fault": 3}).status_code == 400
+        assert client.post("/_llm_rx/fault", json={"fault": None}).json() == {"fault": None}
+        assert llm_rx_server.emulator.fault is None
         assert client.delete("/_llm_rx/requests").json() == {"cleared": True}
         assert client.get("/_llm_rx/requests").json() == {"requests": []}
 
