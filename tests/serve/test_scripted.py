@@ -5,6 +5,7 @@ endpoint, streamed and not. Each request takes the next reply; then the captures
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,7 +25,7 @@ from llm_rx.testing import reply
 
 from .replies import Reply
 from .test_sdk_anthropic import message_reply
-from .test_sdk_cohere import cohere_reply
+from .test_sdk_cohere import _stop, _tokens, cohere_reply
 from .test_sdk_genai import chunks_reply
 from .test_sdk_ollama_bedrock import bedrock_reply, ollama_reply
 from .test_sdk_openai import chat_reply, responses_reply
@@ -147,10 +148,20 @@ def test_boto3_bedrock_reads_a_scripted_reply(llm_rx_server: EmulatorThread,
         client.close()
 
 
-def test_cohere_reads_a_scripted_reply(llm_rx_server: EmulatorThread) -> None:
+@pytest.mark.parametrize("stream", [True, False])
+def test_cohere_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: bool) -> None:
     script(llm_rx_server)
     with cohere.ClientV2(api_key="test", base_url=llm_rx_server.url, max_retries=0) as client:
-        assert_scripted(cohere_reply(client.chat_stream(model="command-a", messages=MESSAGES)))
+        if stream:
+            got = cohere_reply(client.chat_stream(model="command-a", messages=MESSAGES))
+        else:
+            answer = client.chat(model="command-a", messages=MESSAGES)
+            calls = [(call.id, call.function.name, json.loads(call.function.arguments or "{}"))
+                     for call in answer.message.tool_calls or ()]
+            text = "".join(item.text for item in answer.message.content or ()
+                           if item.type == "text")
+            got = Reply(text, calls, _stop(answer.finish_reason, calls), _tokens(answer.usage))
+    assert_scripted(got)
 
 
 def test_replies_answer_in_order_then_the_captures(llm_rx_server: EmulatorThread,
