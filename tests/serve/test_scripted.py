@@ -6,6 +6,7 @@ endpoint, streamed and not. Each request takes the next reply; then the captures
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -240,3 +241,20 @@ def test_the_plugin_cleared_them_after_that_test(llm_rx_server: EmulatorThread) 
     assert len(llm_rx_server.emulator.script) == 0
     assert llm_rx_server.emulator.fault is None
     assert llm_rx_server.requests == []
+
+
+def test_a_scripted_stream_keeps_the_requested_pace(llm_rx_server: EmulatorThread) -> None:
+    # (a lower bound: no frame goes out before its time; half of it, since the first read can
+    # be late and take several frames at once on a busy machine)
+    script(llm_rx_server)
+    pace = 40.0
+    with httpx.Client(timeout=10) as client, client.stream(
+            "POST", f"{llm_rx_server.url}/v1/chat/completions",
+            json={"model": "x", "messages": [], "stream": True},
+            headers={"x-llm-rx-pace": f"{pace:g}"}) as answer:
+        reads = [(time.monotonic(), chunk) for chunk in answer.iter_raw()]
+    body = b"".join(chunk for _, chunk in reads)
+    frames = body.count(b"\n\n")
+    assert frames > 5
+    assert reads[-1][0] - reads[0][0] >= (frames - 1) / pace / 2
+    assert llm_rx.reassemble(body, "openai-chat").text == TEXT
