@@ -38,10 +38,18 @@ class Journal:
     def __init__(self, limit: int = 10_000) -> None:
         self._entries: deque[JournalEntry] = deque(maxlen=limit)
         self._lock = threading.Lock()
+        self.added = 0  # (every entry ever added, those since dropped included)
 
     def add(self, entry: JournalEntry) -> None:
         with self._lock:
             self._entries.append(entry)
+            self.added += 1
+
+    def since(self, added: int) -> list[JournalEntry]:
+        """The entries added after the ``added``-th (those still kept)."""
+        with self._lock:
+            new = self.added - added
+            return list(self._entries)[-new:] if new > 0 else []
 
     def entries(self) -> list[JournalEntry]:
         with self._lock:

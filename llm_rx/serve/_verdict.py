@@ -178,10 +178,12 @@ def check_client(server: EmulatorThread, client: Client, *,
 
     script = script or default_script()
     verdict = Verdict()
+    seen = server.emulator.journal.added
     plain = _run(server, client, script, None)
     verdict.runs["none"] = _outcome(plain)
-    entry = server.requests[-1] if server.requests else None
-    endpoint = find_endpoint(entry.path, entry.query) if entry else None
+    asked = [(entry, endpoint) for entry in server.emulator.journal.since(seen)
+             if entry.method == "POST" and (endpoint := find_endpoint(entry.path, entry.query))]
+    entry, endpoint = asked[-1] if asked else (None, None)
     if entry is None or endpoint is None:
         verdict.findings.append(Finding("none", "no request", "the client asked for nothing "
                                         "on a provider endpoint"))

@@ -23,6 +23,8 @@ def test_the_journal_keeps_the_latest_entries() -> None:
     for number in range(5):
         journal.add(JournalEntry("POST", f"/{number}", {}, None))
     assert [entry.path for entry in journal.entries()] == ["/2", "/3", "/4"]
+    assert [entry.path for entry in journal.since(3)] == ["/3", "/4"]
+    assert journal.since(5) == []
 
 
 def test_the_queue_refuses_past_its_limit_and_anything_but_a_response() -> None:

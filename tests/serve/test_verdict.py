@@ -98,3 +98,19 @@ def test_the_server_is_left_as_it_was(llm_rx_server: EmulatorThread) -> None:
                  faults=["malformed frame"])
     assert llm_rx_server.emulator.fault == "drop-after=5"
     assert len(llm_rx_server.emulator.script) == 0
+
+
+def test_the_verdict_judges_the_reply_request_not_the_last_request(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    reads = llm_rx_client("/v1/messages", "anthropic", max_tokens=9)
+
+    def client(server: EmulatorThread) -> llm_rx.Response:
+        response: llm_rx.Response = reads(server)
+        httpx.get(f"{server.url}/v1/models", timeout=10)  # (a request after the reply's)
+        return response
+
+    verdict = check_client(llm_rx_server, client, faults=["cut before the end"])
+    assert verdict.ok, str(verdict)
+    assert verdict.runs == {"none": "returned complete",
+                            "cut before the end": "returned incomplete"}
