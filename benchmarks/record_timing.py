@@ -6,11 +6,12 @@ the recorded schedule (replay).
     python -m benchmarks.record_timing                # pace 50 frames/s, 5 rounds
     python -m benchmarks.record_timing --pace 100 --rounds 3
 
-Reported, in ms over every read of every round: each recorded read's time after the time the
-upstream sent the last frame it holds, and each replayed read's time after its recorded
-schedule, both counted from the first read (which takes all that was sent by then, so a
-read can be early only by less than one frame's period). Wall-clock figures: a busy machine
-is later.
+Reported: the recorded stream's duration over the paced one (from the first read's last
+frame to the end), per round; and, in ms over every read of every round, each recorded
+read's time after the upstream sent the last frame it holds, and each replayed read's time
+after its recorded schedule, both counted from the first read (which takes all that was
+sent by then: a read looks early only by as much as the sender was late with that first
+read's frames). Wall-clock figures: a busy machine is later.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def main() -> None:
     args = parser.parse_args()
     recorded_late: list[float] = []
     replay_late: list[float] = []
+    durations: list[float] = []
     for _ in range(args.rounds):
         with tempfile.TemporaryDirectory() as out, EmulatorThread(
                 [CAPTURE], pace=args.pace) as upstream, RecorderThread(upstream.url,
@@ -66,6 +68,7 @@ def main() -> None:
                 frame = max(i for i, start in enumerate(starts) if start < received)
                 first = frame if first is None else first  # (all the first read had)
                 recorded_late.append((at - (frame - first) / args.pace) * 1000)
+            durations.append(at / ((len(starts) - 1 - first) / args.pace))
             schedule = timing.schedule()
             ends = [sum(size for _, size in timing.reads[: i + 1]) for i in range(len(schedule))]
             with EmulatorThread([path.parent.parent], replay_speed=1.0) as replay:
@@ -76,6 +79,9 @@ def main() -> None:
                 index = next(i for i, end in enumerate(ends) if end >= received)
                 origin = schedule[index] if origin is None else origin
                 replay_late.append((when - (schedule[index] - origin)) * 1000)
+    print(f"{'recorded duration / paced duration':40} median "
+          f"{statistics.median(durations):7.3f}   max {max(durations):7.3f}   "
+          f"min {min(durations):7.3f}   n={len(durations)}")
     for name, values in (("recorded read after its send (ms)", recorded_late),
                          ("replayed read after its schedule (ms)", replay_late)):
         print(f"{name:40} median {statistics.median(values):7.2f}   max {max(values):7.2f}   "
