@@ -6,8 +6,8 @@ arrives. A streamed reply that succeeded is also written, once it ended, as a ca
 ``DIR/<provider>/<name>.<ext>`` (the provider's own bytes) and ``<name>.timing.json``: the
 seconds from the request to the first read, and each read's size and the seconds since the
 read before it. A non-stream reply is written as ``<name>.nonstream.json``. Nothing of the
-request is written: no header, so no ``Authorization``, ``x-api-key``, ``api-key`` or
-``x-goog-api-key`` ever reaches a file.
+request is written: no header and no URL, so no ``Authorization``, ``x-api-key``,
+``api-key``, ``x-goog-api-key`` or ``?key=`` ever reaches a file.
 
 ``llm-rx serve DIR --timing recorded [--replay-speed X]`` sends a capture that has a timing
 file read by read, each at its recorded time (divided by ``X``).
@@ -40,11 +40,8 @@ from ..wire.providers import provider_id
 from ..wire.registry import SNIFF_LIMIT, sniff
 from ._timing import Timing
 
-__all__ = ["CREDENTIAL_HEADERS", "Recorder", "create_record_app"]
+__all__ = ["MAX_REQUEST", "Recorder", "create_record_app"]
 
-#: request headers that carry a key: sent upstream, never written
-CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key",
-                                "proxy-authorization", "cookie"})
 _HOP = frozenset({"host", "connection", "keep-alive", "transfer-encoding", "te", "trailer",
                   "upgrade", "content-length", "accept-encoding", "content-encoding"})
 _EXTENSIONS = {"sse": ".sse", "json-array": ".json", "chat": ".ndjson", "generate": ".ndjson",
