@@ -89,13 +89,18 @@ def test_no_credential_reaches_a_file(upstream: EmulatorThread, proxy: RecorderT
             model="text-basic", max_tokens=9, messages=[{"role": "user", "content": "hi"}]
     ) as stream:
         assert stream.get_final_message().stop_reason == "end_turn"
-    assert proxy.wait(2)
-    seen = upstream.requests[-2:]
+    upstream.queue(reply("keyed"))
+    keyed = httpx.post(f"{proxy.url}/v1beta/models/gemini-x:streamGenerateContent", timeout=10,
+                       params={"alt": "sse", "key": "SECRET-6"}, json={"contents": []})
+    assert llm_rx.reassemble(keyed.content).text == "keyed"
+    assert proxy.wait(3)
+    assert upstream.requests[-1].query["key"] == "SECRET-6"
+    seen = upstream.requests[-3:-1]
     assert seen[0].headers["x-goog-api-key"] == "SECRET-4"  # (passed on upstream)
     sdk = seen[1].headers
     assert "sk-ant-SECRET-5" in sdk.get("x-api-key", "") + sdk.get("authorization", "")
     files = [path for path in proxy.saved[0].parent.parent.rglob("*") if path.is_file()]
-    assert len(files) == 4  # two captures, two timings
+    assert len(files) == 6  # three captures, three timings
     for path in files:
         text = path.read_bytes()
         assert b"SECRET" not in text, path
