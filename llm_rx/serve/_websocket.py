@@ -30,8 +30,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..native.endpoints import Endpoint, find_endpoint, requested_model
 from ..native.errors import error_frame
 from ..wire.messages import MESSAGE_FRAMINGS, MessageFraming
-from ._app import CAPTURE_HEADER, Emulator, _Refused
+from ._app import CAPTURE_HEADER, Emulator, _Refused, _target
 from ._faults import FAULT_HEADER, Fault, parse_fault, parse_pace
+from ._journal import JournalEntry
+from ._queue import scripted_pieces
 from ._stats import Counter
 
 __all__ = ["responses_socket"]
@@ -49,11 +51,15 @@ def _request(message: str) -> dict[str, Any]:
 
 def _events(emulator: Emulator, endpoint: Endpoint, framing: MessageFraming, name: str | None,
             fault: Fault) -> list[str]:
-    capture = emulator.index.get(name) if name else None
-    if capture is None:
+    reply = emulator.script.take()  # (a scripted reply answers first, as over HTTP)
+    capture = emulator.index.get(name) if name and reply is None else None
+    if reply is None and capture is None:
         known = ", ".join(emulator.index.ids[:20])
-        raise _Refused(404, f"no capture {name!r} (the model names one; known: {known})")
-    events = [m for frame in emulator.frames(capture, endpoint) for m in framing.messages(frame)]
+        raise _Refused(404, f"no scripted reply is queued and no capture is {name!r} (the "
+                       f"model names one; known: {known})")
+    frames = (scripted_pieces(reply, endpoint, True, _target(endpoint)) if reply is not None
+              else emulator.frames(capture, endpoint) if capture is not None else [])
+    events = [m for frame in frames for m in framing.messages(frame)]
     if fault.error_after is None:
         return events
     kept, sent = [], 0
@@ -65,6 +71,17 @@ def _events(emulator: Emulator, endpoint: Endpoint, framing: MessageFraming, nam
     error = error_frame(endpoint.provider, endpoint.form,
                         f"fault injected: error-after={fault.error_after}", first=not kept)
     return [*kept, *framing.messages(error)]
+
+
+def _journal(emulator: Emulator, websocket: WebSocket, message: str) -> None:
+    """The message in the journal (method ``WEBSOCKET``), its JSON when it is an object."""
+    try:
+        parsed: Any = orjson.loads(message)
+    except orjson.JSONDecodeError:
+        parsed = None
+    emulator.journal.add(JournalEntry("WEBSOCKET", websocket.url.path, dict(websocket.headers),
+                                      parsed if isinstance(parsed, dict) else None,
+                                      dict(websocket.query_params)))
 
 
 async def _pause(stopping: asyncio.Event, seconds: float) -> bool:
@@ -110,7 +127,7 @@ async def responses_socket(websocket: WebSocket) -> None:
         await websocket.close(1008, f"no WebSocket mode at {websocket.url.path}")
         return
     try:
-        fault = parse_fault(websocket.headers.get(FAULT_HEADER))
+        fault = parse_fault(websocket.headers.get(FAULT_HEADER) or emulator.fault)
         pace = parse_pace(websocket.headers, emulator.pacing.pace)
     except ValueError as error:
         await websocket.close(1008, str(error)[:120])
@@ -125,6 +142,7 @@ async def responses_socket(websocket: WebSocket) -> None:
             try:
                 if fault.status is not None:
                     raise _Refused(fault.status, f"fault injected: status={fault.status}")
+                _journal(emulator, websocket, message)
                 request = _request(message)
                 name = websocket.headers.get(CAPTURE_HEADER) or requested_model(
                     endpoint, request)

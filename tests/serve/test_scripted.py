@@ -19,6 +19,8 @@ import openai
 import pytest
 from google import genai
 from openai.lib.streaming.chat import ChatCompletionStreamState
+from openai.types.responses import Response as OpenAIResponse
+from websockets.sync.client import connect
 
 import llm_rx
 from llm_rx.serve import EmulatorThread
@@ -258,3 +260,17 @@ def test_a_scripted_stream_keeps_the_requested_pace(llm_rx_server: EmulatorThrea
     assert frames > 5
     assert reads[-1][0] - reads[0][0] >= (frames - 1) / pace / 2
     assert llm_rx.reassemble(body, "openai-chat").text == TEXT
+
+
+def test_a_scripted_reply_over_the_responses_websocket(llm_rx_server: EmulatorThread) -> None:
+    script(llm_rx_server, thinking="The user wants the weather.")
+    url = llm_rx_server.url.replace("http://", "ws://") + "/v1/responses"
+    with connect(url, open_timeout=10, close_timeout=10) as ws:
+        ws.send(json.dumps({"type": "response.create", "model": "gpt-5", "input": "hi"}))
+        events: list[dict[str, Any]] = []
+        while not events or events[-1]["type"] not in ("response.completed", "error"):
+            events.append(json.loads(ws.recv(timeout=10)))
+    assert_scripted(responses_reply(OpenAIResponse.model_validate(events[-1]["response"])))
+    (entry,) = llm_rx_server.requests
+    assert (entry.method, entry.path, entry.json["model"]) == ("WEBSOCKET", "/v1/responses",
+                                                               "gpt-5")
