@@ -14,13 +14,15 @@ from typing import Any
 import openai
 import openresponses_types as spec
 import pytest
+from reactivex import operators as ops
 from websockets.asyncio.client import connect as async_connect
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 import llm_rx
 from llm_rx import Response
-from llm_rx.errors import ProviderError
+from llm_rx.errors import IncompleteStreamError, ProviderError
+from llm_rx.events import Event, MessageStart
 from llm_rx.operators import to_response
 from llm_rx.serve import EmulatorThread
 from llm_rx.wire.messages import MESSAGE_FRAMINGS
@@ -242,3 +244,31 @@ def test_a_binary_message_is_refused_and_the_socket_stays_open(socket: ClientCon
     assert "binary" in error["error"]["message"]
     _create(socket, "openai__responses-basic-llm")
     assert _read(socket).text == "pong"
+
+
+def test_a_reading_stopped_early_closes_the_socket(llm_rx_server: EmulatorThread) -> None:
+    with connect(_ws_url(llm_rx_server), open_timeout=TIMEOUT, close_timeout=TIMEOUT) as ws:
+        _create(ws, "anthropic__text-basic")
+        first = llm_rx.from_websocket(ws).pipe(ops.take(3), ops.to_list()).run()
+        assert [type(event) for event in first][:1] == [MessageStart]
+        # (the rest of that response is never taken for the next one's)
+        with pytest.raises(ConnectionClosed):
+            _create(ws, "openai__responses-basic-llm")
+        with pytest.raises(IncompleteStreamError):
+            llm_rx.from_websocket(ws).run()
+
+
+def test_a_reading_stopped_early_closes_an_asyncio_socket(llm_rx_server: EmulatorThread) -> None:
+    async def main() -> list[Event]:
+        async with async_connect(_ws_url(llm_rx_server), open_timeout=TIMEOUT) as ws:
+            await ws.send(json.dumps({"type": "response.create",
+                                      "model": "anthropic__text-basic"}))
+            taken: list[Event] = await llm_rx.from_websocket(ws).pipe(ops.take(3),
+                                                                      ops.to_list())
+            await asyncio.wait_for(ws.wait_closed(), TIMEOUT)  # (the reading closes it)
+            with pytest.raises(ConnectionClosed):
+                await ws.send(json.dumps({"type": "response.create",
+                                          "model": "openai__responses-basic-llm"}))
+            return taken
+
+    assert len(asyncio.run(asyncio.wait_for(main(), TIMEOUT))) == 3
