@@ -9,8 +9,10 @@ provider's opaque data.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from .._links import safe_link
 from ..events import BlockStart
 from ..response import OpaqueBlock, Response, TextBlock
 from ..wire.citations import Citation, citations
@@ -97,7 +99,9 @@ class ServerCalls:
 
 class SourceList:
     """Citations as a reply's sources, each URL (or untitled document) once, numbered in
-    order of first appearance."""
+    order of first appearance. A URL that may not be a link (`llm_rx._links.safe_link`:
+    only http, https, mailto) is no URL: the source is a titled document, titled with the
+    URL's text when it has no title."""
 
     __slots__ = ("_seen",)
 
@@ -124,6 +128,9 @@ class SourceList:
     def _new(self, found: tuple[Citation, ...]) -> list[tuple[str, Citation]]:
         out: list[tuple[str, Citation]] = []
         for citation in found:
+            if citation.url is not None and safe_link(citation.url) is None:
+                # (no link: a titled document, its title the URL's text when it has none)
+                citation = replace(citation, url=None, title=citation.title or citation.url)
             if citation.url is None and citation.title is None:
                 continue
             key = (citation.url, None if citation.url else citation.title)

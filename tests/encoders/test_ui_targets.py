@@ -301,3 +301,22 @@ def test_ag_ui_cancelled_inside_a_tool_call_is_a_run_error() -> None:
     body = run.encode(events[:upto]) + run.finish(llm_rx.errors.CancelledStreamError("gone"))
     assert ag_ui_events(body)[-1]["type"] == "RUN_ERROR"
     assert ag_ui_report(body).summary.errors == 0
+
+
+@pytest.mark.parametrize("hostile", ["javascript:alert(1)", "JavaScript:alert(1)",
+                                     "java\tscript:alert(1)", "data:text/html,<script>x</script>",
+                                     " javascript:alert(1)", "//evil.example/"])
+def test_vercel_ui_a_citation_url_that_is_no_safe_link_is_no_link(hostile: str) -> None:
+    cap = capture("anthropic/web-search-citations.sse")
+    url = b"https://abcnews.go.com/"
+    data = cap.data.replace(url, orjson.dumps(hostile)[1:-1])
+    assert data != cap.data
+    body = llm_rx.translate(data, "vercel-ui", cap.provider)
+    parts = [orjson.loads(line[6:]) for line in body.split(b"\n")
+             if line.startswith(b"data: {")]
+    links = [p["url"] for p in parts if p["type"] == "source-url"]
+    assert links
+    assert all(link.startswith("https://") for link in links)
+    [document] = [p for p in parts if p["type"] == "source-document"
+                  and p["title"].startswith("ABC News ")]
+    assert "url" not in document  # (the search result's output keeps it: data, no link)
