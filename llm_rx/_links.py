@@ -4,7 +4,7 @@ sources, HTML, Markdown, a terminal's hyperlinks).
 A provider's URL is data: a citation can carry ``javascript:alert(1)`` or a ``data:`` page,
 and a UI that renders it as a link runs it on a click. Only ``http``, ``https`` and
 ``mailto`` URLs are links; anything else (another scheme, a relative or scheme-less URL, a
-URL with control characters or spaces a browser would strip from its scheme) is not, and
+URL with control characters a browser would strip from its scheme) is not, and
 the medium shows it as text or not at all.
 """
 
@@ -18,8 +18,8 @@ __all__ = ["LINK_SCHEMES", "safe_link"]
 LINK_SCHEMES = frozenset({"http", "https", "mailto"})
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
-_HIDDEN = re.compile(r"[\x00-\x20\x7f]")  # (control characters and spaces: a browser drops
-# them from a scheme, so ``java\tscript:`` would run)
+_HIDDEN = re.compile(r"[\x00-\x1f\x7f]")  # (control characters: a browser drops them from a
+# scheme, so ``java\tscript:`` would run; a leading space fails the scheme's match)
 
 
 def safe_link(url: str) -> str | None:
