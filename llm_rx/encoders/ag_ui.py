@@ -19,9 +19,9 @@ tool is a call with its ``TOOL_CALL_RESULT`` (the provider's block as JSON text)
 blocks left open are closed, then ``RUN_FINISHED`` with the outcome (``success``, the client
 calls left for the application in ``pendingToolCallIds``), the usage (one ``TokenUsage``) and
 the stop reason in ``metadata``. A provider error is ``RUN_ERROR`` (its words, its code, the
-usage so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind);
-a cancelled one ``RUN_FINISHED`` with the outcome ``cancelled`` (stopped, not failed), its
-open messages ended first (cancelled inside a tool call's arguments: ``RUN_ERROR``).
+usage so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind),
+a cancelled one ``RUN_ERROR`` with code ``cancelled``: a run that stopped before its end
+never reads as finished (its open messages stay open).
 Citations, log-probabilities and choices after the first have no place: dropped and reported.
 """
 
@@ -270,17 +270,9 @@ class AgUIEncoder(Encoder):
         self._run_error(error.message, error.code or error.error_type, out)
 
     def _on_cut(self, error: LlmRxError, out: list[bytes]) -> None:
-        if error.kind == "cancelled" and _TOOL not in self._parts.values():
-            # (stopped on purpose, not failed: AG-UI's cancelled run, its open messages ended;
-            # a call cut inside its arguments never finished, so that one is a RUN_ERROR)
-            self._open(out)
-            for index in list(self._parts):
-                self._on_block_stop(self.blocks[index], out)
-            finished: dict[str, Any] = {"type": "RUN_FINISHED", "threadId": self._run,
-                                        "runId": self._run, "outcome": {"type": "cancelled"}}
-            usage = self._usage_list()
-            if usage is not None:
-                finished["usage"] = usage
-            out.append(_event(finished))
+        # (cancelled too: a run that stopped before its end never reads as finished, whatever
+        # a client makes of an outcome; its open messages stay open, as a cut's)
+        if error.kind == "cancelled":
+            self._run_error("the reply was cancelled before its end", "cancelled", out)
             return
         self._run_error(f"the reply was cut before its end ({error.kind})", error.kind, out)

@@ -274,7 +274,7 @@ def test_ag_ui_validate_command_passes_the_recorded_run(name: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize("upto", [5, 40, 60])  # (inside the reasoning, the text, at its end)
-def test_ui_cancelled_source_is_an_abort_and_a_cancelled_run(upto: int) -> None:
+def test_ui_cancelled_source_is_an_abort_and_a_run_error(upto: int) -> None:
     events: list[Event] = []
     llm_rx.from_bytes(capture("anthropic/thinking-signature.sse").data, "anthropic").subscribe(
         events.append)
@@ -286,8 +286,10 @@ def test_ui_cancelled_source_is_an_abort_and_a_cancelled_run(upto: int) -> None:
     assert "finish" not in read["chunks"]
     run = llm_rx.encoders.make_encoder("ag-ui")
     body = run.encode(events[:upto]) + run.finish(cancelled)
+    kinds = [event["type"] for event in ag_ui_events(body)]
     last = ag_ui_events(body)[-1]
-    assert (last["type"], last["outcome"]) == ("RUN_FINISHED", {"type": "cancelled"})
+    assert (last["type"], last["code"]) == ("RUN_ERROR", "cancelled")  # (never finished)
+    assert "RUN_FINISHED" not in kinds
     report = ag_ui_report(body)
     assert (report.summary.errors, report.summary.warnings) == (0, 0), report.diagnostics
 
@@ -299,7 +301,8 @@ def test_ag_ui_cancelled_inside_a_tool_call_is_a_run_error() -> None:
     upto = next(i for i, e in enumerate(events) if type(e).__name__ == "ToolArgsDelta") + 2
     run = llm_rx.encoders.make_encoder("ag-ui")
     body = run.encode(events[:upto]) + run.finish(llm_rx.errors.CancelledStreamError("gone"))
-    assert ag_ui_events(body)[-1]["type"] == "RUN_ERROR"
+    last = ag_ui_events(body)[-1]
+    assert (last["type"], last["code"]) == ("RUN_ERROR", "cancelled")
     assert ag_ui_report(body).summary.errors == 0
 
 
