@@ -27,6 +27,7 @@ Citations, log-probabilities and choices after the first have no place: dropped 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import LlmRxError, ProviderError
@@ -35,37 +36,32 @@ from ..events import (
     Dropped,
     MessageStart,
     MessageStop,
-    RefusalDelta,
     SignatureDelta,
-    TextDelta,
-    ThinkingDelta,
     ToolArgsDelta,
 )
-from ._base import Encoder, ObjectArguments, dumps
+from ._base import ObjectArguments, dumps
 from ._tables import ag_ui_usage
-from ._ui import ServerCalls, part_signature
+from ._ui import REASONING, TEXT, TOOL, UIEncoder, part_signature
 
 __all__ = ["AgUIEncoder"]
 
-_TEXT, _REASONING, _REDACTED, _TOOL = "text", "reasoning", "redacted", "tool"
+_TEXT, _REASONING, _REDACTED, _TOOL = TEXT, REASONING, "redacted", TOOL
 
 
 def _event(payload: dict[str, Any]) -> bytes:
     return b"data: " + dumps(payload) + b"\n\n"
 
 
-class AgUIEncoder(Encoder):
+class AgUIEncoder(UIEncoder):
     provider = "ag-ui"
+    unit = "message"
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)
-        self._opened = False
-        self._parts: dict[int, str] = {}  # open block -> its kind of message
         self._args: dict[int, ObjectArguments] = {}  # open tool call -> its arguments
         self._had_args: set[int] = set()
         self._calls: list[str] = []  # the client calls, in order
         self._text: str | None = None  # the latest text message
-        self._servers = ServerCalls()
 
     # -- ids and framing -----------------------------------------------------------------
 
@@ -75,9 +71,6 @@ class AgUIEncoder(Encoder):
 
     def _id(self, index: int) -> str:
         return f"{self._run}-{index}"
-
-    def _call_id(self, start: BlockStart) -> str:
-        return start.id or f"call_{start.index}"
 
     def _open(self, out: list[bytes]) -> None:
         if self._opened:
@@ -94,20 +87,14 @@ class AgUIEncoder(Encoder):
             start["metadata"] = metadata
         out.append(_event(start))
 
-    def _delta(self, event: Any, kind: str, text: str, out: list[bytes]) -> None:
-        index = event.index
-        if self._parts.get(index) != kind:
-            self.drop(kind, index, f"a {kind} delta of a block that is no open {kind} message",
-                      text)
-            return
+    def _delta_frame(self, kind: str, index: int) -> Callable[[str], bytes]:
         name = "TEXT_MESSAGE_CONTENT" if kind == _TEXT else "REASONING_MESSAGE_CONTENT"
         message = self._id(index)
 
         def frame(sample: str) -> bytes:
             return _event({"type": name, "messageId": message, "delta": sample})
 
-        out.append(frame(text))
-        self.learn(index, event.__class__, frame)
+        return frame
 
     # -- events --------------------------------------------------------------------------
 
@@ -150,14 +137,8 @@ class AgUIEncoder(Encoder):
             frame["parentMessageId"] = self._text
         return frame
 
-    def _server_tool(self, start: BlockStart, out: list[bytes]) -> None:
-        read = self._servers.read(start)
-        if read is None:
-            self.drop(f"opaque:{start.name}", start.index,
-                      "a block that is no tool, or a server tool's result whose call is not "
-                      "in the reply", start.raw)
-            return
-        call, name, given, output = read
+    def _server_frames(self, start: BlockStart, call: str, name: str, given: Any,
+                       output: Any, out: list[bytes]) -> None:
         if given is not None:
             out.append(_event(self._call_start(call, name)))
             out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
@@ -171,18 +152,6 @@ class AgUIEncoder(Encoder):
             out.append(_event({"type": "TOOL_CALL_RESULT", "messageId": self._id(start.index),
                                "toolCallId": call, "content": dumps(output).decode(),
                                "role": "tool"}))
-
-    def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._delta(event, _TEXT, event.text, out)
-
-    def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._delta(event, _TEXT, event.text, out)  # (a refusal is the answer's text)
-
-    def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
-        if self._parts.get(event.index) == _REDACTED:
-            self.drop("thinking", event.index, "reasoning text on a redacted block", event.text)
-            return
-        self._delta(event, _REASONING, event.text, out)
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         index = event.index
