@@ -272,3 +272,17 @@ def test_a_reading_stopped_early_closes_an_asyncio_socket(llm_rx_server: Emulato
             return taken
 
     assert len(asyncio.run(asyncio.wait_for(main(), TIMEOUT))) == 3
+
+
+@pytest.mark.parametrize("cap", [c for c in CAPTURES if c.name.endswith(".partial.sse")],
+                         ids=lambda cap: cap.name)
+def test_a_partial_capture_over_a_socket_is_never_a_complete_reply(
+    cap: Capture, llm_rx_server: EmulatorThread
+) -> None:
+    with connect(_ws_url(llm_rx_server), open_timeout=TIMEOUT, close_timeout=TIMEOUT) as ws:
+        _create(ws, _id(cap))
+        events: list[Event] = []
+        errors: list[Exception] = []
+        llm_rx.from_websocket(ws).subscribe(events.append, errors.append)
+    assert len(errors) == 1  # (a cut, or the provider's error in band: never finished)
+    assert isinstance(errors[0], (IncompleteStreamError, ProviderError))
