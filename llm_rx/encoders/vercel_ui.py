@@ -14,8 +14,9 @@ reasoning part at once, on ``tool-input-available`` for a call. A client tool ca
 ``tool-input-start`` (id, name), a ``tool-input-delta`` per argument fragment, and at the
 block's end ``tool-input-available`` with the parsed input (the argument string itself when
 it never parses). A server-side tool is a call the provider ran (``providerExecuted``), its
-result ``tool-output-available``. Citations are ``source-url`` (a source with a URL) or
-``source-document`` parts, each source once. The end: ``finish-step``, ``finish`` (the
+result ``tool-output-available``. Citations are ``source-url`` (a source with an http,
+https or mailto URL: ``llm_rx._links.safe_link``) or ``source-document`` parts (any other
+source, with no URL), each source once. The end: ``finish-step``, ``finish`` (the
 finish reason by the stop table; the stop reason and the usage in ``messageMetadata``), then
 ``data: [DONE]``. A provider error or a cut source is an ``error`` chunk, then
 ``data: [DONE]``, never ``finish``; a cancelled source an ``abort`` chunk.
