@@ -20,6 +20,7 @@ real client posts: point ``useChat``'s ``DefaultChatTransport`` or an AG-UI ``Ht
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from reactivex.scheduler.eventloop import AsyncIOScheduler
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.requests import Request
@@ -81,8 +83,10 @@ async def chat(request: Request) -> Response:
         await upstream.aclose()
         return JSONResponse({"error": data.decode("utf-8", "replace")}, upstream.status_code)
     events = llm_rx.from_httpx(upstream, provider="openai-chat")
-    if body.get("smooth") in ("word", "line"):  # (one chunk per 10 ms at most)
-        events = events.pipe(lxo.smooth(body["smooth"], delay=0.01))
+    if body.get("smooth") in ("word", "line"):  # (one chunk per 10 ms at most, paced on
+        # this loop: no timer thread per chunk and client)
+        events = events.pipe(lxo.smooth(body["smooth"], delay=0.01,
+                                        scheduler=AsyncIOScheduler(asyncio.get_running_loop())))
     # (the browser leaving disposes the events, which closes the upstream response)
     return lxs.sse_response(events, protocol, background=BackgroundTask(upstream.aclose))
 

@@ -57,10 +57,16 @@ MEDIA_TYPES: dict[str, str] = {
     "vercel-ui": "text/event-stream",
 }
 
+#: what every SSE stream asks of caches and proxies: no caching, no buffering
+_SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
 #: the headers a target's stream needs besides its media type (the AI SDK's client checks
-#: ``x-vercel-ai-ui-message-stream``); every SSE stream asks proxies not to buffer it
+#: ``x-vercel-ai-ui-message-stream``); every SSE stream (``text/event-stream``) asks caches
+#: and proxies not to keep or buffer it
 HEADERS: dict[str, dict[str, str]] = {
-    "vercel-ui": VERCEL_HEADERS,
+    to: {**(_SSE_HEADERS if media == "text/event-stream" else {}),
+         **(VERCEL_HEADERS if to == "vercel-ui" else {})}
+    for to, media in MEDIA_TYPES.items()
 }
 
 

@@ -12,13 +12,15 @@ from ..events import BlockStart, Dropped
 from ..native._responses_resource import item_id, resource
 from ._base import Encoder, dumps
 
-__all__ = ["ResponsesOutput"]
+__all__ = ["EVENT_OF", "TOOL_FIELD", "Item", "ResponsesOutput"]
 
-_TOOL_FIELD = {"function_call": "arguments", "custom_tool_call": "input"}
-_EVENT_OF = {"function_call": "response.function_call_arguments",
-             "custom_tool_call": "response.custom_tool_call_input"}
+#: a tool call item's type -> the field its input text goes in
+TOOL_FIELD = {"function_call": "arguments", "custom_tool_call": "input"}
+#: a tool call item's type -> the prefix of the events that stream its input
+EVENT_OF = {"function_call": "response.function_call_arguments",
+            "custom_tool_call": "response.custom_tool_call_input"}
 
-class _Item:
+class Item:
     """An output item being written: its body, its parts' texts, its number."""
 
     __slots__ = ("blocks", "body", "key", "number", "parts")
@@ -37,9 +39,9 @@ class ResponsesOutput(Encoder):
         super().__init__(dropped)
         self._opened = False
         self._seq = 0
-        self._items: list[_Item] = []  # in output order (done ones too)
-        self._current: _Item | None = None
-        self._of: dict[int, _Item] = {}  # block index -> its item
+        self._items: list[Item] = []  # in output order (done ones too)
+        self._current: Item | None = None
+        self._of: dict[int, Item] = {}  # block index -> its item
         self._last_text: int | None = None  # the text block written last (its logprobs)
         self._called: list[str] = []  # the names of the tools called (another provider's)
         self._announced: set[int] = set()  # blocks whose part had its ``.added`` event
@@ -88,7 +90,7 @@ class ResponsesOutput(Encoder):
 
     # -- items ---------------------------------------------------------------------------
 
-    def _item_for(self, start: BlockStart, kind: str, out: list[bytes]) -> _Item:
+    def _item_for(self, start: BlockStart, kind: str, out: list[bytes]) -> Item:
         meta = start.meta or {}
         key = meta.get("item_id") if self.same and meta.get("item_id") else ("block", start.index)
         if not self.same and kind == "message":  # (consecutive texts: one message)
@@ -109,7 +111,7 @@ class ResponsesOutput(Encoder):
             body["content"] = []
         elif body["type"] == "reasoning":
             body["summary"] = []
-        item = self._current = _Item(key, number, body)
+        item = self._current = Item(key, number, body)
         self._items.append(item)
         return item
 
@@ -123,13 +125,13 @@ class ResponsesOutput(Encoder):
         kind = body.get("type")
         if kind in ("message", "reasoning", "function_call", "custom_tool_call") and (
             body.get("status") == "in_progress"
-            or (kind in _TOOL_FIELD and "status" not in body)  # (as its .done has it)
+            or (kind in TOOL_FIELD and "status" not in body)  # (as its .done has it)
         ):
             body["status"] = "completed"
         self._frame("response.output_item.done", {"output_index": item.number, "item": body},
                     out)
 
-    def _added(self, item: _Item, out: list[bytes]) -> None:
+    def _added(self, item: Item, out: list[bytes]) -> None:
         body = dict(item.body)
         for key in ("content", "summary"):
             if key in body:
@@ -137,7 +139,7 @@ class ResponsesOutput(Encoder):
         self._frame("response.output_item.added", {"output_index": item.number, "item": body},
                     out)
 
-    def _start_part(self, item: _Item, start: BlockStart, channel: str, part: dict[str, Any],
+    def _start_part(self, item: Item, start: BlockStart, channel: str, part: dict[str, Any],
                     out: list[bytes]) -> None:
         meta = start.meta or {}
         announce = not self.same or isinstance(meta.get("part"), dict)
@@ -161,7 +163,7 @@ class ResponsesOutput(Encoder):
                 "item_id": item.body["id"], "output_index": item.number,
                 "summary_index": number, "part": {**part, "text": ""}}, out)
 
-    def _end_part(self, item: _Item, index: int, out: list[bytes]) -> None:
+    def _end_part(self, item: Item, index: int, out: list[bytes]) -> None:
         entry = item.parts.pop(index, None)
         if entry is None:
             return
@@ -169,13 +171,13 @@ class ResponsesOutput(Encoder):
         text = "".join(texts)
         at = {"item_id": item.body["id"], "output_index": item.number}
         kind = part.get("type")
-        if kind in _TOOL_FIELD:
-            field = _TOOL_FIELD[str(kind)]
+        if kind in TOOL_FIELD:
+            field = TOOL_FIELD[str(kind)]
             if not text and not self.same and kind == "function_call":
                 text = "{}"  # (a call with no arguments: its one delta says so, as OpenAI's)
-                self._frame(_EVENT_OF[str(kind)] + ".delta", {**at, "delta": text}, out)
+                self._frame(EVENT_OF[str(kind)] + ".delta", {**at, "delta": text}, out)
             item.body[field] = text
-            self._frame(_EVENT_OF[str(kind)] + ".done", {**at, field: text}, out)
+            self._frame(EVENT_OF[str(kind)] + ".done", {**at, field: text}, out)
             return
         whole = {**part, "refusal" if kind == "refusal" else "text": text}
         item.body.setdefault(channel, []).append(whole)

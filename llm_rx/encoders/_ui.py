@@ -8,15 +8,22 @@ provider's opaque data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
-from ..events import BlockStart
+from .._links import safe_link
+from ..events import BlockStart, Dropped, RefusalDelta, TextDelta, ThinkingDelta
 from ..response import OpaqueBlock, Response, TextBlock
 from ..wire.citations import Citation, citations
 from ..wire.server_tools import ServerTool, server_tool
+from ._base import Encoder
 
-__all__ = ["METADATA_KEYS", "ServerCalls", "SourceList", "part_signature", "signature_metadata"]
+__all__ = ["METADATA_KEYS", "REASONING", "TEXT", "TOOL", "ServerCalls", "SourceList",
+           "UIEncoder", "part_signature", "signature_metadata"]
+
+#: the kinds of an open block's part (message): the answer's text, reasoning, a tool call
+TEXT, REASONING, TOOL = "text", "reasoning", "tool"
 
 #: source provider -> (the AI SDK provider's metadata key, the field of a signature, the
 #: field of a redacted block's data), as the AI SDK's own providers spell them
@@ -97,7 +104,9 @@ class ServerCalls:
 
 class SourceList:
     """Citations as a reply's sources, each URL (or untitled document) once, numbered in
-    order of first appearance."""
+    order of first appearance. A URL that may not be a link (`llm_rx._links.safe_link`:
+    only http, https, mailto) is no URL: the source is a titled document, titled with the
+    URL's text when it has no title."""
 
     __slots__ = ("_seen",)
 
@@ -124,6 +133,9 @@ class SourceList:
     def _new(self, found: tuple[Citation, ...]) -> list[tuple[str, Citation]]:
         out: list[tuple[str, Citation]] = []
         for citation in found:
+            if citation.url is not None and safe_link(citation.url) is None:
+                # (no link: a titled document, its title the URL's text when it has none)
+                citation = replace(citation, url=None, title=citation.title or citation.url)
             if citation.url is None and citation.title is None:
                 continue
             key = (citation.url, None if citation.url else citation.title)
@@ -133,3 +145,63 @@ class SourceList:
             self._seen[key] = source_id
             out.append((source_id, citation))
         return out
+
+
+class UIEncoder(Encoder):
+    """What both browser protocols' encoders do alike: the open blocks' kinds of part, the
+    text, refusal and reasoning deltas (each a frame of its open part, learned for the
+    fast path), a tool call's id, and server tools read as calls with their results. Each
+    protocol writes its own frames (``_delta_frame``, ``_server_frames``)."""
+
+    #: what a protocol calls an open part (in what is reported dropped)
+    unit = "part"
+
+    def __init__(self, dropped: list[Dropped] | None = None) -> None:
+        super().__init__(dropped)
+        self._opened = False
+        self._parts: dict[int, str] = {}  # open block -> its kind of part
+        self._servers = ServerCalls()
+
+    def _call_id(self, start: BlockStart) -> str:
+        return start.id or f"call_{start.index}"
+
+    def _delta_frame(self, kind: str, index: int) -> Callable[[str], bytes]:
+        """How one text (``TEXT``) or reasoning (``REASONING``) delta of a part is framed."""
+        raise NotImplementedError
+
+    def _server_frames(self, start: BlockStart, call: str, name: str, given: Any,
+                       output: Any, out: list[bytes]) -> None:
+        """The frames of a server tool's call (``given``: its input) and its result."""
+        raise NotImplementedError
+
+    def _delta(self, event: Any, kind: str, text: str, out: list[bytes]) -> None:
+        index = event.index
+        if self._parts.get(index) != kind:
+            self.drop(kind, index, f"a {kind} delta of a block that is no open {kind} "
+                                   f"{self.unit}", text)
+            return
+        frame = self._delta_frame(kind, index)
+        out.append(frame(text))
+        self.learn(index, event.__class__, frame)
+
+    def _server_tool(self, start: BlockStart, out: list[bytes]) -> None:
+        read = self._servers.read(start)
+        if read is None:
+            self.drop(f"opaque:{start.name}", start.index,
+                      "a block that is no tool, or a server tool's result whose call is not "
+                      "in the reply", start.raw)
+            return
+        call, name, given, output = read
+        self._server_frames(start, call, name, given, output, out)
+
+    def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
+        self._delta(event, TEXT, event.text, out)
+
+    def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
+        self._delta(event, TEXT, event.text, out)  # (a refusal is the answer's text)
+
+    def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
+        if self.kind(event.index) == "redacted_thinking":
+            self.drop("thinking", event.index, "reasoning text on a redacted block", event.text)
+            return
+        self._delta(event, REASONING, event.text, out)

@@ -19,14 +19,15 @@ tool is a call with its ``TOOL_CALL_RESULT`` (the provider's block as JSON text)
 blocks left open are closed, then ``RUN_FINISHED`` with the outcome (``success``, the client
 calls left for the application in ``pendingToolCallIds``), the usage (one ``TokenUsage``) and
 the stop reason in ``metadata``. A provider error is ``RUN_ERROR`` (its words, its code, the
-usage so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind);
-a cancelled one ``RUN_FINISHED`` with the outcome ``cancelled`` (stopped, not failed), its
-open messages ended first (cancelled inside a tool call's arguments: ``RUN_ERROR``).
+usage so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind),
+a cancelled one ``RUN_ERROR`` with code ``cancelled``: a run that stopped before its end
+never reads as finished (its open messages stay open).
 Citations, log-probabilities and choices after the first have no place: dropped and reported.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import LlmRxError, ProviderError
@@ -35,37 +36,32 @@ from ..events import (
     Dropped,
     MessageStart,
     MessageStop,
-    RefusalDelta,
     SignatureDelta,
-    TextDelta,
-    ThinkingDelta,
     ToolArgsDelta,
 )
-from ._base import Encoder, ObjectArguments, dumps
+from ._base import ObjectArguments, dumps
 from ._tables import ag_ui_usage
-from ._ui import ServerCalls, part_signature
+from ._ui import REASONING, TEXT, TOOL, UIEncoder, part_signature
 
 __all__ = ["AgUIEncoder"]
 
-_TEXT, _REASONING, _REDACTED, _TOOL = "text", "reasoning", "redacted", "tool"
+_TEXT, _REASONING, _REDACTED, _TOOL = TEXT, REASONING, "redacted", TOOL
 
 
 def _event(payload: dict[str, Any]) -> bytes:
     return b"data: " + dumps(payload) + b"\n\n"
 
 
-class AgUIEncoder(Encoder):
+class AgUIEncoder(UIEncoder):
     provider = "ag-ui"
+    unit = "message"
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)
-        self._opened = False
-        self._parts: dict[int, str] = {}  # open block -> its kind of message
         self._args: dict[int, ObjectArguments] = {}  # open tool call -> its arguments
         self._had_args: set[int] = set()
         self._calls: list[str] = []  # the client calls, in order
         self._text: str | None = None  # the latest text message
-        self._servers = ServerCalls()
 
     # -- ids and framing -----------------------------------------------------------------
 
@@ -75,9 +71,6 @@ class AgUIEncoder(Encoder):
 
     def _id(self, index: int) -> str:
         return f"{self._run}-{index}"
-
-    def _call_id(self, start: BlockStart) -> str:
-        return start.id or f"call_{start.index}"
 
     def _open(self, out: list[bytes]) -> None:
         if self._opened:
@@ -94,20 +87,14 @@ class AgUIEncoder(Encoder):
             start["metadata"] = metadata
         out.append(_event(start))
 
-    def _delta(self, event: Any, kind: str, text: str, out: list[bytes]) -> None:
-        index = event.index
-        if self._parts.get(index) != kind:
-            self.drop(kind, index, f"a {kind} delta of a block that is no open {kind} message",
-                      text)
-            return
+    def _delta_frame(self, kind: str, index: int) -> Callable[[str], bytes]:
         name = "TEXT_MESSAGE_CONTENT" if kind == _TEXT else "REASONING_MESSAGE_CONTENT"
         message = self._id(index)
 
         def frame(sample: str) -> bytes:
             return _event({"type": name, "messageId": message, "delta": sample})
 
-        out.append(frame(text))
-        self.learn(index, event.__class__, frame)
+        return frame
 
     # -- events --------------------------------------------------------------------------
 
@@ -150,14 +137,8 @@ class AgUIEncoder(Encoder):
             frame["parentMessageId"] = self._text
         return frame
 
-    def _server_tool(self, start: BlockStart, out: list[bytes]) -> None:
-        read = self._servers.read(start)
-        if read is None:
-            self.drop(f"opaque:{start.name}", start.index,
-                      "a block that is no tool, or a server tool's result whose call is not "
-                      "in the reply", start.raw)
-            return
-        call, name, given, output = read
+    def _server_frames(self, start: BlockStart, call: str, name: str, given: Any,
+                       output: Any, out: list[bytes]) -> None:
         if given is not None:
             out.append(_event(self._call_start(call, name)))
             out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
@@ -171,18 +152,6 @@ class AgUIEncoder(Encoder):
             out.append(_event({"type": "TOOL_CALL_RESULT", "messageId": self._id(start.index),
                                "toolCallId": call, "content": dumps(output).decode(),
                                "role": "tool"}))
-
-    def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._delta(event, _TEXT, event.text, out)
-
-    def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._delta(event, _TEXT, event.text, out)  # (a refusal is the answer's text)
-
-    def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
-        if self._parts.get(event.index) == _REDACTED:
-            self.drop("thinking", event.index, "reasoning text on a redacted block", event.text)
-            return
-        self._delta(event, _REASONING, event.text, out)
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         index = event.index
@@ -270,17 +239,9 @@ class AgUIEncoder(Encoder):
         self._run_error(error.message, error.code or error.error_type, out)
 
     def _on_cut(self, error: LlmRxError, out: list[bytes]) -> None:
-        if error.kind == "cancelled" and _TOOL not in self._parts.values():
-            # (stopped on purpose, not failed: AG-UI's cancelled run, its open messages ended;
-            # a call cut inside its arguments never finished, so that one is a RUN_ERROR)
-            self._open(out)
-            for index in list(self._parts):
-                self._on_block_stop(self.blocks[index], out)
-            finished: dict[str, Any] = {"type": "RUN_FINISHED", "threadId": self._run,
-                                        "runId": self._run, "outcome": {"type": "cancelled"}}
-            usage = self._usage_list()
-            if usage is not None:
-                finished["usage"] = usage
-            out.append(_event(finished))
+        # (cancelled too: a run that stopped before its end never reads as finished, whatever
+        # a client makes of an outcome; its open messages stay open, as a cut's)
+        if error.kind == "cancelled":
+            self._run_error("the reply was cancelled before its end", "cancelled", out)
             return
         self._run_error(f"the reply was cut before its end ({error.kind})", error.kind, out)

@@ -39,7 +39,7 @@ from ..events import (
 )
 from ..native._responses_resource import resource_usage, responses_citation
 from ._base import dumps, raw_data
-from ._responses_output import _EVENT_OF, _TOOL_FIELD, ResponsesOutput, _Item
+from ._responses_output import EVENT_OF, TOOL_FIELD, Item, ResponsesOutput
 from ._tables import STOP
 
 __all__ = ["OpenAIResponsesEncoder"]
@@ -76,10 +76,10 @@ class OpenAIResponsesEncoder(ResponsesOutput):
         elif kind == "tool_call":
             item = self._item_for(event, "function_call", out)
             tool = str(item.body.get("type"))
-            if tool not in _TOOL_FIELD:
+            if tool not in TOOL_FIELD:
                 item.body["type"] = tool = "function_call"
             item.body.update({"call_id": event.id or f"call_{event.index}",
-                              "name": event.name or "", _TOOL_FIELD[tool]: ""})
+                              "name": event.name or "", TOOL_FIELD[tool]: ""})
             if not self.same:
                 item.body.setdefault("status", "in_progress")
                 self._called.append(event.name or "")
@@ -90,7 +90,7 @@ class OpenAIResponsesEncoder(ResponsesOutput):
         elif self.same and isinstance(event.raw, dict):
             self._end_item(out)
             number = len(self._items)
-            item = _Item(("opaque", event.index), number, dict(event.raw))
+            item = Item(("opaque", event.index), number, dict(event.raw))
             self._items.append(item)
             self._frame("response.output_item.added", {"output_index": number,
                                                        "item": event.raw}, out)
@@ -100,7 +100,7 @@ class OpenAIResponsesEncoder(ResponsesOutput):
             self.drop(f"opaque:{event.name}", event.index,
                       f"a {self.source} block openai-responses has no item for", event.raw)
 
-    def _texts(self, index: int) -> tuple[_Item, tuple[str, int, list[str], dict[str, Any]]] | None:
+    def _texts(self, index: int) -> tuple[Item, tuple[str, int, list[str], dict[str, Any]]] | None:
         item = self._of.get(index)
         entry = item.parts.get(index) if item is not None else None
         return (item, entry) if item is not None and entry is not None else None
@@ -114,8 +114,8 @@ class OpenAIResponsesEncoder(ResponsesOutput):
         at: dict[str, Any] = {"item_id": item.body["id"], "output_index": item.number}
         kind = part.get("type")
         after: dict[str, Any] = {}
-        if kind in _TOOL_FIELD:
-            name = _EVENT_OF[str(kind)] + ".delta"
+        if kind in TOOL_FIELD:
+            name = EVENT_OF[str(kind)] + ".delta"
         elif kind == "output_text":
             self._last_text = index
             name, at["content_index"], after = "response.output_text.delta", number, {

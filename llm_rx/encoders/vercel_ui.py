@@ -14,8 +14,9 @@ reasoning part at once, on ``tool-input-available`` for a call. A client tool ca
 ``tool-input-start`` (id, name), a ``tool-input-delta`` per argument fragment, and at the
 block's end ``tool-input-available`` with the parsed input (the argument string itself when
 it never parses). A server-side tool is a call the provider ran (``providerExecuted``), its
-result ``tool-output-available``. Citations are ``source-url`` (a source with a URL) or
-``source-document`` parts, each source once. The end: ``finish-step``, ``finish`` (the
+result ``tool-output-available``. Citations are ``source-url`` (a source with an http,
+https or mailto URL: ``llm_rx._links.safe_link``) or ``source-document`` parts (any other
+source, with no URL), each source once. The end: ``finish-step``, ``finish`` (the
 finish reason by the stop table; the stop reason and the usage in ``messageMetadata``), then
 ``data: [DONE]``. A provider error or a cut source is an ``error`` chunk, then
 ``data: [DONE]``, never ``finish``; a cancelled source an ``abort`` chunk.
@@ -23,6 +24,7 @@ finish reason by the stop table; the stop reason and the usage in ``messageMetad
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -35,16 +37,21 @@ from ..events import (
     MessageStart,
     MessageStop,
     MetadataUpdate,
-    RefusalDelta,
     SignatureDelta,
-    TextDelta,
-    ThinkingDelta,
     ToolArgsDelta,
 )
 from ..wire.citations import Citation
-from ._base import Encoder, dumps
+from ._base import dumps
 from ._tables import STOP, vercel_ui_usage
-from ._ui import ServerCalls, SourceList, part_signature, signature_metadata
+from ._ui import (
+    REASONING,
+    TEXT,
+    TOOL,
+    SourceList,
+    UIEncoder,
+    part_signature,
+    signature_metadata,
+)
 
 __all__ = ["HEADERS", "VercelUIEncoder"]
 
@@ -53,7 +60,7 @@ HEADERS = {"x-vercel-ai-ui-message-stream": "v1", "cache-control": "no-cache",
            "x-accel-buffering": "no"}
 
 _DONE = b"data: [DONE]\n\n"
-_TEXT, _REASONING, _TOOL = "text", "reasoning", "tool"
+_TEXT, _REASONING, _TOOL = TEXT, REASONING, TOOL
 
 
 def _cut(error: LlmRxError) -> str:
@@ -65,17 +72,14 @@ def _chunk(payload: dict[str, Any]) -> bytes:
     return b"data: " + dumps(payload) + b"\n\n"
 
 
-class VercelUIEncoder(Encoder):
+class VercelUIEncoder(UIEncoder):
     provider = "vercel-ui"
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)
-        self._opened = False
-        self._parts: dict[int, str] = {}  # open block -> its part's kind
         self._args: dict[int, list[str]] = {}  # open tool call -> its argument fragments
         self._signed: dict[int, dict[str, Any]] = {}  # open tool call -> its providerMetadata
         self._choice: dict[str, Any] = {}  # the first choice's own fields (grounding)
-        self._servers = ServerCalls()
         self._sources = SourceList()
 
     # -- framing -------------------------------------------------------------------------
@@ -92,20 +96,14 @@ class VercelUIEncoder(Encoder):
         out.append(_chunk(start))
         out.append(_chunk({"type": "start-step"}))
 
-    def _delta(self, event: Any, kind: str, text: str, out: list[bytes]) -> None:
-        index = event.index
-        if self._parts.get(index) != kind:
-            self.drop(kind, index, f"a {kind} delta of a block that is no open {kind} part",
-                      text)
-            return
+    def _delta_frame(self, kind: str, index: int) -> Callable[[str], bytes]:
         name = "text-delta" if kind == _TEXT else "reasoning-delta"
         part = str(index)
 
         def frame(sample: str) -> bytes:
             return _chunk({"type": name, "id": part, "delta": sample})
 
-        out.append(frame(text))
-        self.learn(index, event.__class__, frame)
+        return frame
 
     # -- events --------------------------------------------------------------------------
 
@@ -137,17 +135,8 @@ class VercelUIEncoder(Encoder):
         else:
             self._server_tool(event, out)
 
-    def _call_id(self, start: BlockStart) -> str:
-        return start.id or f"call_{start.index}"
-
-    def _server_tool(self, start: BlockStart, out: list[bytes]) -> None:
-        read = self._servers.read(start)
-        if read is None:
-            self.drop(f"opaque:{start.name}", start.index,
-                      "a block that is no tool, or a server tool's result whose call is not "
-                      "in the reply", start.raw)
-            return
-        call, name, given, output = read
+    def _server_frames(self, start: BlockStart, call: str, name: str, given: Any,
+                       output: Any, out: list[bytes]) -> None:
         if given is not None:
             out.append(_chunk({"type": "tool-input-start", "toolCallId": call,
                                "toolName": name, "providerExecuted": True}))
@@ -160,18 +149,6 @@ class VercelUIEncoder(Encoder):
         if output is not None:
             out.append(_chunk({"type": "tool-output-available", "toolCallId": call,
                                "output": output, "providerExecuted": True}))
-
-    def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._delta(event, _TEXT, event.text, out)
-
-    def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._delta(event, _TEXT, event.text, out)  # (a refusal is the answer's text)
-
-    def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
-        if self.kind(event.index) == "redacted_thinking":
-            self.drop("thinking", event.index, "reasoning text on a redacted block", event.text)
-            return
-        self._delta(event, _REASONING, event.text, out)
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         index = event.index

@@ -18,8 +18,13 @@ from ..events import Event, TextDelta, ThinkingDelta
 
 __all__ = ["smooth"]
 
-#: where a chunk ends: after a word and the spaces that follow it, or after a line's end
-_BOUNDARY = {"word": re.compile(r"\S+\s+"), "line": re.compile(r"\n+")}
+#: where a chunk ends: after a run of spaces that follows a word (``"word"``: the runs found
+#: with ``\s+``, cut only when a non-space came since the last cut), or after a run of line
+#: ends; each delta's new text is scanned once, so the work is linear in the text
+_BOUNDARY = {"word": (re.compile(r"\s+"), True), "line": (re.compile(r"\n+"), False)}
+#: the most chunks that wait their turn: a source faster than ``delay`` catches up past it
+#: (the waiting chunks go out at once, those of one block merged into one delta)
+MAX_BACKLOG = 64
 _SMOOTHED = (TextDelta, ThinkingDelta)
 
 
@@ -58,7 +63,10 @@ def smooth(
 
     A delta's text waits until a boundary arrives (``"word"``: a word and the spaces after
     it; ``"line"``: the end of a line); each chunk goes out as one delta of its block, the
-    next one ``delay`` after it at the earliest (sooner chunks wait their turn, never merge).
+    next one ``delay`` after it at the earliest (sooner chunks wait their turn). When more
+    than ``MAX_BACKLOG`` (64) chunks wait, a source faster than the pace, they go out at
+    once, those of one block merged into one delta: the display catches up, the wait stays
+    bounded.
     The rest of a block's text goes out when anything else arrives (its ``BlockStop``,
     another block, a signature) and at the reply's end, so nothing waits for a boundary that
     never comes. Every other event passes through at once, in order: after the text that
@@ -100,16 +108,19 @@ class _Pacing:
     turn (chunks and events, in order), and whether a chunk went out less than ``delay``
     ago."""
 
-    def __init__(self, observer: abc.ObserverBase[Event], boundary: re.Pattern[str],
-                 delay: float, scheduler: abc.SchedulerBase) -> None:
+    def __init__(self, observer: abc.ObserverBase[Event],
+                 boundary: tuple[re.Pattern[str], bool], delay: float,
+                 scheduler: abc.SchedulerBase) -> None:
         self._observer = observer
-        self._boundary = boundary
+        self._boundary, self._after_word = boundary
         self._delay = delay
         self._scheduler = scheduler
         self._lock = threading.RLock()
         self._block: tuple[type[Any], int] | None = None  # the text's delta class and block
         self._pending: list[str] = []  # its text without a boundary yet
+        self._word = False  # whether the pending text holds a non-space
         self._queue: deque[Event | _Chunk | _End] = deque()  # (in order)
+        self._waiting = 0  # the chunks in the queue
         self._cooling = False
         self.timer = SerialDisposable()
 
@@ -122,8 +133,7 @@ class _Pacing:
                 if self._block != (cls, index):
                     self._flush()
                     self._block = (cls, index)
-                self._pending.append(text)
-                self._split()
+                self._split(text)
             else:
                 self._flush()
                 self._queue.append(event)
@@ -143,29 +153,40 @@ class _Pacing:
 
     # -- chunks --------------------------------------------------------------------------
 
-    def _split(self) -> None:
-        """The whole chunks of the pending text, queued; the rest stays pending."""
+    def _split(self, text: str) -> None:
+        """The whole chunks of the pending text and ``text``, queued; the rest stays
+        pending. Only ``text`` is scanned (once)."""
         assert self._block is not None
-        text = "".join(self._pending)
         cls, index = self._block
-        start = 0
-        for found in self._boundary.finditer(text):
-            self._queue.append(_Chunk(cls, index, text[start:found.end()]))
-            start = found.end()
-        self._pending = [text[start:]] if start < len(text) else []
+        word, start, end = self._word, 0, 0  # (the chunk's start; the last run's end)
+        for run in self._boundary.finditer(text):
+            word = word or run.start() > end
+            end = run.end()
+            if word or not self._after_word:
+                self._pending.append(text[start:end])
+                self._queue.append(_Chunk(cls, index, "".join(self._pending)))
+                self._waiting += 1
+                self._pending, word, start = [], False, end
+        if start < len(text):
+            self._pending.append(text[start:])
+        self._word = word or len(text) > end
 
     def _flush(self) -> None:
         """The pending text, whole, as the block's last chunk."""
         if self._block is not None and self._pending:
             cls, index = self._block
             self._queue.append(_Chunk(cls, index, "".join(self._pending)))
-        self._pending = []
+            self._waiting += 1
+        self._pending, self._word = [], False
         self._block = None
 
     # -- the output ----------------------------------------------------------------------
 
     def _drain(self) -> None:
-        """Everything at the head of the queue that may go now."""
+        """Everything at the head of the queue that may go now (all of it, the chunks of
+        a block merged, when more than ``MAX_BACKLOG`` chunks wait)."""
+        if self._waiting > MAX_BACKLOG:
+            self._catch_up()
         queue = self._queue
         while queue:
             item = queue[0]
@@ -180,6 +201,7 @@ class _Pacing:
                 if self._cooling:
                     return  # (the timer drains it)
                 queue.popleft()
+                self._waiting -= 1
                 self._observer.on_next(item.cls(item.index, item.text))
                 if self._delay > 0:
                     self._cooling = True
@@ -188,6 +210,30 @@ class _Pacing:
                 continue
             queue.popleft()
             self._observer.on_next(item)
+
+    def _catch_up(self) -> None:
+        """The waiting chunks merged by block, each run of them one delta, in order with
+        the events between them; the end stays queued (``_drain`` sends it)."""
+        queue, merged = self._queue, deque[Event | _Chunk | _End]()
+        while queue:
+            item = queue.popleft()
+            last = merged[-1] if merged else None
+            if (isinstance(item, _Chunk) and isinstance(last, _Chunk)
+                    and (last.cls, last.index) == (item.cls, item.index)):
+                last.text += item.text
+            else:
+                merged.append(item)
+        self._waiting = 0
+        while merged:
+            head = merged[0]
+            if isinstance(head, _End):
+                break
+            merged.popleft()
+            if isinstance(head, _Chunk):
+                self._observer.on_next(head.cls(head.index, head.text))
+            else:
+                self._observer.on_next(head)
+        self._queue = merged
 
     def _cooled(self, scheduler: abc.SchedulerBase, state: Any = None) -> None:
         with self._lock:

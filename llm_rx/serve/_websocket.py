@@ -7,15 +7,17 @@ JSON text message (what the ``data:`` line of the HTTP stream carries), one resp
 another on the same socket. The capture is chosen as over HTTP: the ``x-llm-rx-capture``
 header of the upgrade request, else the message's ``model``; another provider's capture is
 translated. A request it cannot serve (unknown capture, a message that is no
-``response.create``) is answered with an ``error`` message (``WebSocketErrorEvent``: its
-``status`` and ``error``) and the socket stays open.
+``response.create``, a binary message) is answered with an ``error`` message
+(``WebSocketErrorEvent``: its ``status`` and ``error``) and the socket stays open.
 
 Faults (the ``x-llm-rx-fault`` header of the upgrade request, for every response on the
 socket; counts are bytes of the events' JSON sent for the response, whole events only):
 ``drop-after=N`` closes the socket (code 1011) before the terminal event; ``stall-after=N``
 with ``stall=SECONDS`` pauses; ``error-after=N`` sends the in-band ``error`` event in place
 of the rest; ``status=CODE`` answers each request with an ``error`` message of that status.
-``x-llm-rx-pace`` (or ``--pace``) paces the events as over HTTP.
+``x-llm-rx-pace`` (or ``--pace``) paces the events as over HTTP. A capture that ends before
+the response's terminal event (a cut stream) closes the socket (code 1011) after its last
+event, as a dropped connection does.
 """
 
 from __future__ import annotations
@@ -137,11 +139,17 @@ async def responses_socket(websocket: WebSocket) -> None:
     emulator.live.add(stopping)
     try:
         while not stopping.is_set():
-            message = await websocket.receive_text()
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                return
             emulator.stats.add("requests")
             try:
                 if fault.status is not None:
                     raise _Refused(fault.status, f"fault injected: status={fault.status}")
+                message = received.get("text")
+                if message is None:
+                    raise _Refused(400, "binary messages are not supported: send each event "
+                                        "as a JSON text message")
                 _journal(emulator, websocket, message)
                 request = _request(message)
                 name = websocket.headers.get(CAPTURE_HEADER) or requested_model(
@@ -152,6 +160,10 @@ async def responses_socket(websocket: WebSocket) -> None:
                 await websocket.send_text(framing.refusal(refused.status, refused.message))
                 continue
             ending = await _send(websocket, events, fault, pace, stopping)
+            if ending == "completed" and not (events and framing.last(events[-1])):
+                # (a cut capture: no terminal event comes, the client must not wait for one)
+                await websocket.close(1011, "the capture ends before the response's end")
+                ending = "dropped"
             emulator.stats.add(ending)
             if ending != "completed":
                 return

@@ -32,7 +32,8 @@ def sse_response(
 ) -> StreamingResponse:
     """A ``StreamingResponse`` that sends ``events`` as ``to``'s stream, with its media type
     (``llm_rx.encoders.MEDIA_TYPES``) and the headers its clients need
-    (``llm_rx.encoders.HEADERS``: ``x-vercel-ai-ui-message-stream: v1`` for ``vercel-ui``;
+    (``llm_rx.encoders.HEADERS``: ``cache-control: no-cache`` and ``x-accel-buffering: no``
+    for every SSE target, ``x-vercel-ai-ui-message-stream: v1`` for ``vercel-ui``;
     ``headers`` given here win), each read's bytes as
     they are encoded. The events are subscribed to when the response starts sending; when the
     client goes away the subscription is disposed, which stops reading the upstream (a

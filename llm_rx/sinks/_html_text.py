@@ -36,12 +36,14 @@ from collections.abc import Sequence
 from itertools import accumulate, pairwise
 from urllib.parse import quote
 
+from .._links import LINK_SCHEMES, safe_link
 from ._term_text import terminal_text
 
 __all__ = ["code_text", "href", "link_target", "literal_text", "markdown_text"]
 
-#: The link targets a reply may give: anything else is shown as text.
-SCHEMES = ("http://", "https://", "mailto:")
+#: The link targets a reply may give (the one rule, ``llm_rx._links``): anything else is
+#: shown as text.
+SCHEMES = tuple(sorted(f"{scheme}:" for scheme in LINK_SCHEMES))
 #: What stays as it is in a link's target: the URL's own delimiters and its ``%`` escapes.
 _URL_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
 
@@ -77,7 +79,8 @@ def code_text(text: str) -> str:
 def link_target(url: str) -> str | None:
     """``url`` as a link's target (:func:`href`) when it may be one (``http``, ``https``,
     ``mailto``); ``None`` for any other URL (shown as text)."""
-    return href(url) if url.strip().lower().startswith(SCHEMES) else None
+    safe = safe_link(url.strip())
+    return None if safe is None else href(safe)
 
 
 def href(url: str) -> str:

@@ -7,10 +7,16 @@ The socket is the client's, already open and already sent its ``response.create`
 that gives one message. Messages are read up to the response's terminal event and no
 further: the socket stays open for the next ``response.create``. A socket that closes before
 that event is a cut stream: the reply is ``interrupted`` (``IncompleteStreamError``).
+
+A reading stopped before the terminal event (disposed: ``take(3)``, ``take_until``, a
+``break`` out of ``to_aiter``; or failed) closes the socket: the rest of that response would
+otherwise be read as the next one's; the messages it had received are dropped (a socket's
+``recv()`` raises once it is closed). A later ``from_websocket`` on it reads a cut stream.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -46,43 +52,77 @@ def _receiver(ws: Any) -> Callable[[], Any]:
     return recv  # type: ignore[no-any-return]
 
 
-def _sync_messages(recv: Callable[[], Any], framing: MessageFraming) -> Iterator[bytes]:
-    closed = _closed()
-    while True:
-        try:
-            message = recv()
-        except closed:
-            return  # (a closed socket: the decoder reads a cut stream)
-        yield framing.frame(message)
-        if framing.last(message):
-            return
+def _sync_messages(ws: Any, recv: Callable[[], Any], framing: MessageFraming
+                   ) -> Iterator[bytes]:
+    closed, ended = _closed(), False
+    try:
+        while True:
+            try:
+                message = recv()
+            except closed:
+                ended = True
+                return  # (a closed socket: the decoder reads a cut stream)
+            ended = framing.last(message)
+            yield framing.frame(message)
+            if ended:
+                return
+    finally:
+        if not ended:  # (stopped before the terminal event: the rest would be read as the
+            _close(ws, closed)  # next response's, so the socket closes and what it had
+            with contextlib.suppress(*closed):  # received is dropped)
+                while True:
+                    recv()
 
 
-async def _async_messages(recv: Callable[[], Any], framing: MessageFraming
+async def _async_messages(ws: Any, recv: Callable[[], Any], framing: MessageFraming
                           ) -> AsyncIterator[bytes]:  # (one body: ``_sync_messages``'s)
-    closed = _closed()
-    while True:
-        try:
-            message = await recv()
-        except closed:
-            return
-        yield framing.frame(message)
-        if framing.last(message):
-            return
+    closed, ended = _closed(), False
+    try:
+        while True:
+            try:
+                message = await recv()
+            except closed:
+                ended = True
+                return
+            ended = framing.last(message)
+            yield framing.frame(message)
+            if ended:
+                return
+    finally:
+        if not ended:
+            closing = _close(ws, closed)
+            if inspect.isawaitable(closing):
+                with contextlib.suppress(*closed):
+                    await closing
+            with contextlib.suppress(*closed):
+                while True:
+                    await recv()
+
+
+def _close(ws: Any, closed: tuple[type[BaseException], ...]) -> Any:
+    """Closes ``ws`` (what its ``close()`` returns: an awaitable for an asyncio one)."""
+    close = getattr(ws, "close", None)
+    if not callable(close):
+        return None
+    try:
+        return close()
+    except closed:
+        return None
 
 
 class _Messages:
     """The next response's messages as SSE pieces, read anew by each subscription."""
 
-    def __init__(self, recv: Callable[[], Any], framing: MessageFraming) -> None:
+    def __init__(self, ws: Any, recv: Callable[[], Any], framing: MessageFraming) -> None:
+        self._ws = ws
         self._recv = recv
         self._framing = framing
 
     def __iter__(self) -> Iterator[bytes]:
-        return _sync_messages(self._recv, self._framing)
+        return _sync_messages(self._ws, self._recv, self._framing)
 
     def __aiter__(self) -> AsyncIterator[bytes]:
-        return _async_messages(self._recv, self._framing)
+        return _async_messages(self._ws, self._recv, self._framing)
 
 
 def from_websocket(
@@ -95,7 +135,8 @@ def from_websocket(
     on). A sync connection is read when the observable is subscribed (as ``from_bytes``
     reads); an asyncio one by a task on the running loop (as ``from_async_bytes`` reads).
     Each subscription reads the next response's messages: subscribe once per
-    ``response.create``.
+    ``response.create``. Disposing before the response's terminal event closes the socket
+    (its unread messages would be taken for the next response's).
 
     Args:
         ws: The open connection: ``websockets`` sync or asyncio, the openai SDK's
@@ -115,7 +156,7 @@ def from_websocket(
         raise ValueError(f"no WebSocket mode for {provider!r}; available: "
                          f"{', '.join(sorted(MESSAGE_FRAMINGS))}")
     recv = _receiver(ws)
-    messages = _Messages(recv, framing)
+    messages = _Messages(ws, recv, framing)
     if inspect.iscoroutinefunction(recv):
         return from_async_bytes(messages, provider, max_frame=max_frame)
     return from_bytes(messages, provider, max_frame=max_frame)

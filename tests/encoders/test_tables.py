@@ -132,6 +132,10 @@ _ROWS: dict[str, tuple[list[Event], list[Event], LlmRxError | None]] = {
     "citation": ([*_OPENED, BlockStart(0, "text")],
                  [CitationDelta(0, {"type": "url_citation", "url": "https://example.com/",
                                     "title": "Example"})], None),
+    "citation whose URL is no `http`, `https` or `mailto` link": (
+        [*_OPENED, BlockStart(0, "text")],
+        [CitationDelta(0, {"type": "url_citation", "url": "javascript:alert(1)",
+                           "title": "Example"})], None),
     "stop": (_OPENED, [MessageStop("end_turn")], None),
     "provider error": (_OPENED, [], ProviderError("overloaded")),
     "cut source": (_OPENED, [], IncompleteStreamError("cut")),

@@ -274,7 +274,7 @@ def test_ag_ui_validate_command_passes_the_recorded_run(name: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize("upto", [5, 40, 60])  # (inside the reasoning, the text, at its end)
-def test_ui_cancelled_source_is_an_abort_and_a_cancelled_run(upto: int) -> None:
+def test_ui_cancelled_source_is_an_abort_and_a_run_error(upto: int) -> None:
     events: list[Event] = []
     llm_rx.from_bytes(capture("anthropic/thinking-signature.sse").data, "anthropic").subscribe(
         events.append)
@@ -286,8 +286,10 @@ def test_ui_cancelled_source_is_an_abort_and_a_cancelled_run(upto: int) -> None:
     assert "finish" not in read["chunks"]
     run = llm_rx.encoders.make_encoder("ag-ui")
     body = run.encode(events[:upto]) + run.finish(cancelled)
+    kinds = [event["type"] for event in ag_ui_events(body)]
     last = ag_ui_events(body)[-1]
-    assert (last["type"], last["outcome"]) == ("RUN_FINISHED", {"type": "cancelled"})
+    assert (last["type"], last["code"]) == ("RUN_ERROR", "cancelled")  # (never finished)
+    assert "RUN_FINISHED" not in kinds
     report = ag_ui_report(body)
     assert (report.summary.errors, report.summary.warnings) == (0, 0), report.diagnostics
 
@@ -299,5 +301,25 @@ def test_ag_ui_cancelled_inside_a_tool_call_is_a_run_error() -> None:
     upto = next(i for i, e in enumerate(events) if type(e).__name__ == "ToolArgsDelta") + 2
     run = llm_rx.encoders.make_encoder("ag-ui")
     body = run.encode(events[:upto]) + run.finish(llm_rx.errors.CancelledStreamError("gone"))
-    assert ag_ui_events(body)[-1]["type"] == "RUN_ERROR"
+    last = ag_ui_events(body)[-1]
+    assert (last["type"], last["code"]) == ("RUN_ERROR", "cancelled")
     assert ag_ui_report(body).summary.errors == 0
+
+
+@pytest.mark.parametrize("hostile", ["javascript:alert(1)", "JavaScript:alert(1)",
+                                     "java\tscript:alert(1)", "data:text/html,<script>x</script>",
+                                     " javascript:alert(1)", "//evil.example/"])
+def test_vercel_ui_a_citation_url_that_is_no_safe_link_is_no_link(hostile: str) -> None:
+    cap = capture("anthropic/web-search-citations.sse")
+    url = b"https://abcnews.go.com/"
+    data = cap.data.replace(url, orjson.dumps(hostile)[1:-1])
+    assert data != cap.data
+    body = llm_rx.translate(data, "vercel-ui", cap.provider)
+    parts = [orjson.loads(line[6:]) for line in body.split(b"\n")
+             if line.startswith(b"data: {")]
+    links = [p["url"] for p in parts if p["type"] == "source-url"]
+    assert links
+    assert all(link.startswith("https://") for link in links)
+    [document] = [p for p in parts if p["type"] == "source-document"
+                  and p["title"].startswith("ABC News ")]
+    assert "url" not in document  # (the search result's output keeps it: data, no link)

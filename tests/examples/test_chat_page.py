@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -81,6 +82,7 @@ _SHOWN = """new Promise((resolve) => {
     reasoning: document.getElementById("reasoning").textContent,
     status: document.getElementById("status").textContent,
     chunks: Number(document.getElementById("status").dataset.chunks),
+    deltas: Array.from(document.getElementById("text").childNodes, (n) => n.textContent),
     elements: document.querySelectorAll("#text *, #reasoning *").length,
     title: document.title,
   })) : setTimeout(check, 20);
@@ -188,8 +190,11 @@ def test_chat_page_shows_a_smoothed_reply_word_by_word(
     reply = llm_rx.reassemble(cap.data, cap.provider)
     shown = chromium.show(f"{page}/?model=openai__chat-text-basic&protocol={protocol}"
                           "&smooth=word")
-    assert shown["text"] == reply.text
-    assert shown["chunks"] >= len(reply.text.split())  # (a chunk per word at least)
+    deltas = shown["deltas"]  # (each text delta the page appended, as it came)
+    assert "".join(deltas) == reply.text
+    assert len(deltas) == len(reply.text.split())
+    assert all(re.fullmatch(r"\S+\s+", delta) for delta in deltas[:-1]), deltas
+    assert re.fullmatch(r"\S+\s*", deltas[-1]), deltas  # (one word and its spaces each)
 
 
 def test_chat_page_endpoint_serves_use_chats_transport(page: str) -> None:

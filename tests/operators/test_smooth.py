@@ -4,7 +4,11 @@ most, the rest flushed at a block's end or the reply's end, every other event in
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 import pytest
+import reactivex
 from reactivex.testing import ReactiveTest, TestScheduler
 from reactivex.testing.marbles import marbles_testing
 
@@ -97,7 +101,8 @@ def test_smooth_slow_text_goes_out_at_once() -> None:
     source = scheduler.create_cold_observable(
         on_next(10, TextDelta(0, "one ")), on_next(50, TextDelta(0, "two ")), on_completed(60))
     result = scheduler.start(lambda: source.pipe(lxo.smooth("word", 5.0, scheduler)))
-    assert [record.time for record in result.messages] == [210, 250, 260]
+    assert _kinds(result.messages) == [
+        (210, (TextDelta, 0, "one ")), (250, (TextDelta, 0, "two ")), (260, "C")]
 
 
 def test_smooth_error_comes_after_the_last_chunk() -> None:
@@ -117,7 +122,7 @@ def test_smooth_dispose_cancels_the_waiting_chunks() -> None:
         on_next(10, TextDelta(0, "a b c d ")), on_completed(11))
     result = scheduler.start(lambda: source.pipe(lxo.smooth("word", 10.0, scheduler)),
                              disposed=225)
-    assert [record.time for record in result.messages] == [210, 220]
+    assert _kinds(result.messages) == [(210, (TextDelta, 0, "a ")), (220, (TextDelta, 0, "b "))]
     scheduler.advance_by(100)  # (no timer left to fire into a disposed observer)
 
 
@@ -132,20 +137,24 @@ def test_smooth_another_block_flushes_the_text_before_it() -> None:
         (212, (TextDelta, 1, "next ")), (212, "C")]
 
 
-@pytest.mark.parametrize("chunking", ["word", "line"])
-@pytest.mark.parametrize("cap", CAPTURES[::5], ids=lambda c: c.name)
-def test_smooth_keeps_every_capture_the_same_reply(cap: Capture, chunking: str) -> None:
-    try:
-        want = llm_rx.reassemble(cap.data, cap.provider)
-    except llm_rx.LlmRxError:
-        return  # (a body that is no reply)
+def _read(observable: reactivex.Observable[Event]) -> tuple[dict[str, object], list[type]]:
+    """The reply built from what arrived, and the kinds of the errors."""
     events: list[Event] = []
-    llm_rx.from_bytes(cap.data, cap.provider).pipe(
-        lxo.smooth(chunking, 0.0)).subscribe(events.append, lambda error: None)  # type: ignore[arg-type]
+    errors: list[Exception] = []
+    observable.subscribe(events.append, errors.append)
     builder = ResponseBuilder()
     for event in events:
         builder.feed(event)
-    assert builder.build().model_dump() == want.model_dump()
+    return builder.build().model_dump(), [type(error) for error in errors]
+
+
+@pytest.mark.parametrize("chunking", ["word", "line"])
+@pytest.mark.parametrize("cap", CAPTURES[::5], ids=lambda c: c.name)
+def test_smooth_keeps_every_capture_the_same_reply(cap: Capture, chunking: str) -> None:
+    plain = _read(llm_rx.from_bytes(cap.data, cap.provider))
+    smoothed = _read(llm_rx.from_bytes(cap.data, cap.provider).pipe(
+        lxo.smooth(chunking, 0.0)))  # type: ignore[arg-type]
+    assert smoothed == plain  # (the same reply, the same error when the body has one)
 
 
 def test_smooth_refuses_an_unknown_chunking() -> None:
@@ -166,3 +175,59 @@ def test_smooth_on_a_real_capture_reassembles_the_same() -> None:
     for event in result:
         builder.feed(event)
     assert builder.build().model_dump() == llm_rx.reassemble(cap.data, cap.provider).model_dump()
+
+
+class _CountingPattern:
+    """A boundary pattern that counts the characters it is asked to scan (and stops a
+    quadratic re-scan at once)."""
+
+    def __init__(self, pattern: re.Pattern[str], most: int) -> None:
+        self.pattern, self.most, self.scanned = pattern, most, 0
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        self.scanned += len(text)
+        assert self.scanned <= self.most, "the pending text is scanned again"
+        return self.pattern.finditer(text)
+
+
+@pytest.mark.parametrize("chunking", ["word", "line"])
+def test_smooth_scans_each_character_once(chunking: str,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from llm_rx.operators import _smooth
+
+    pattern, after_word = _smooth._BOUNDARY[chunking]
+    counting = _CountingPattern(pattern, 20_000)
+    monkeypatch.setitem(_smooth._BOUNDARY, chunking, (counting, after_word))
+    text = "x" * 20_000  # (no boundary at all: a long URL, base64, ...)
+    events = [TextDelta(0, text[i:i + 10]) for i in range(0, len(text), 10)]
+    out: list[Event] = []
+    reactivex.from_iterable([B, *events, E]).pipe(lxo.smooth(chunking, 0.0)).subscribe(out.append)
+    assert _kinds([ReactiveTest.on_next(0, e) for e in out]) == [
+        (0, (BlockStart, *B)), (0, (TextDelta, 0, text)), (0, (BlockStop, 0))]
+    assert counting.scanned == len(text)
+
+
+def test_smooth_word_boundaries_across_deltas() -> None:
+    pieces = ["  lead", "ing wo", "rd", "  ", " next\t", "\n", "x", "y z", " "]
+    out: list[Event] = []
+    reactivex.from_iterable([TextDelta(0, p) for p in pieces]).pipe(
+        lxo.smooth("word", 0.0)).subscribe(out.append)
+    assert [(type(e), *e) for e in out] == [
+        (TextDelta, 0, "  leading "), (TextDelta, 0, "word  "), (TextDelta, 0, " next\t"),
+        (TextDelta, 0, "\nxy "), (TextDelta, 0, "z ")]
+
+
+def test_smooth_a_fast_source_catches_up_past_the_backlog_bound() -> None:
+    scheduler = TestScheduler()
+    words = [f"w{i} " for i in range(100)]
+    source = scheduler.create_cold_observable(
+        *[on_next(10 + i, TextDelta(0, word)) for i, word in enumerate(words)],
+        on_completed(110))
+    result = scheduler.start(lambda: source.pipe(lxo.smooth("word", 10.0, scheduler)))
+    out = _kinds(result.messages)
+    # one word per 10 ticks until 65 wait (at 282): they go out at once, merged
+    assert out[:8] == [(210 + 10 * i, (TextDelta, 0, words[i])) for i in range(8)]
+    assert out[8] == (282, (TextDelta, 0, "".join(words[8:73])))
+    assert out[9] == (290, (TextDelta, 0, words[73]))
+    assert [kind for _time, kind in out[-1:]] == ["C"]
+    assert "".join(value[2] for _time, value in out[:-1]) == "".join(words)  # type: ignore[index]

@@ -14,15 +14,18 @@ from typing import Any
 import openai
 import openresponses_types as spec
 import pytest
+from reactivex import operators as ops
 from websockets.asyncio.client import connect as async_connect
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 import llm_rx
 from llm_rx import Response
-from llm_rx.errors import ProviderError
+from llm_rx.errors import IncompleteStreamError, ProviderError
+from llm_rx.events import Event, MessageStart
 from llm_rx.operators import to_response
 from llm_rx.serve import EmulatorThread
+from llm_rx.wire.messages import MESSAGE_FRAMINGS
 from tests.captures import CAPTURES, Capture
 from tests.encoders.test_open_responses import DEPARTURES
 from tests.open_responses import event_errors, events_of
@@ -94,9 +97,7 @@ def test_from_websocket_reads_one_response_at_a_time(socket: ClientConnection) -
         want = llm_rx.reassemble(llm_rx.translate(cap.data, to="openai-responses",
                                                   provider=cap.provider), "openai-responses")
         assert got.complete
-        assert got.text == want.text
-        assert [(c.name, c.arguments) for c in got.tool_calls] == [
-            (c.name, c.arguments) for c in want.tool_calls]
+        assert got.model_dump() == want.model_dump()
 
 
 def test_the_capture_header_on_the_upgrade_chooses(llm_rx_server: EmulatorThread) -> None:
@@ -150,21 +151,24 @@ def test_status_fault_answers_each_request_with_its_error(llm_rx_server: Emulato
         spec.WebSocketErrorEvent.model_validate(error)
 
 
-def _until_silent(ws: ClientConnection, kinds: list[str]) -> None:
-    while True:
-        kinds.append(json.loads(ws.recv(timeout=0.5))["type"])
-
-
 def test_stall_holds_the_rest_of_the_response(llm_rx_server: EmulatorThread) -> None:
+    import httpx
+
+    body = httpx.post(f"{llm_rx_server.url}/v1/responses",
+                      json={"model": "anthropic__text-basic", "stream": True},
+                      timeout=TIMEOUT).content
+    framing = MESSAGE_FRAMINGS["openai-responses"]
+    sizes = [len(m.encode()) for event in body.split(b"\n\n") for m in framing.messages(event)]
+    before = next(n for n in range(len(sizes)) if sum(sizes[:n + 1]) > 2000)  # (whole events)
     with connect(_ws_url(llm_rx_server),
                  additional_headers={"x-llm-rx-fault": "stall-after=2000,stall=30"},
                  open_timeout=TIMEOUT) as ws:
         _create(ws, "anthropic__text-basic")
-        kinds = []
-        with pytest.raises(TimeoutError):  # (the events before the stall, then nothing)
-            _until_silent(ws, kinds)
+        kinds = [json.loads(ws.recv(timeout=TIMEOUT))["type"] for _ in range(before)]
         assert kinds[0] == "response.created"
-        assert "response.completed" not in kinds
+        with pytest.raises(TimeoutError):  # (then nothing: the stall holds the rest)
+            ws.recv(timeout=0.2)
+    assert 0 < before < len(sizes) - 1
 
 
 def test_only_a_websocket_mode_endpoint_accepts(llm_rx_server: EmulatorThread) -> None:
@@ -206,3 +210,79 @@ def test_from_websocket_reads_an_asyncio_connection(llm_rx_server: EmulatorThrea
     assert first.complete
     assert first.thinking
     assert second.text == "pong"
+
+
+@pytest.fixture
+def cut_server(tmp_path: Any) -> Iterator[EmulatorThread]:
+    """An emulator serving a Responses capture cut before its terminal event."""
+    cap = next(c for c in CAPTURES if c.name == "openai/responses-basic-llm.sse")
+    events = cap.data.split(b"\n\n")
+    cut = b"\n\n".join(e for e in events if b"response.completed" not in e)
+    (tmp_path / "openai").mkdir()
+    (tmp_path / "openai" / "responses-cut.partial.sse").write_bytes(cut)
+    with EmulatorThread([tmp_path]) as server:
+        yield server
+
+
+def test_a_cut_capture_closes_the_socket_and_is_an_interrupted_reply(
+    cut_server: EmulatorThread,
+) -> None:
+    with connect(_ws_url(cut_server), open_timeout=TIMEOUT, close_timeout=TIMEOUT) as ws:
+        _create(ws, "openai__responses-cut.partial")
+        reply = _read(ws)
+        assert ws.close_code == 1011
+    assert not reply.complete
+    assert reply.stop_reason == "interrupted"
+    assert reply.text == "pong"
+
+
+def test_a_binary_message_is_refused_and_the_socket_stays_open(socket: ClientConnection) -> None:
+    socket.send(json.dumps({"type": "response.create", "model": "x"}).encode())
+    [error] = _messages(socket)
+    spec.WebSocketErrorEvent.model_validate(error)
+    assert error["status"] == 400
+    assert "binary" in error["error"]["message"]
+    _create(socket, "openai__responses-basic-llm")
+    assert _read(socket).text == "pong"
+
+
+def test_a_reading_stopped_early_closes_the_socket(llm_rx_server: EmulatorThread) -> None:
+    with connect(_ws_url(llm_rx_server), open_timeout=TIMEOUT, close_timeout=TIMEOUT) as ws:
+        _create(ws, "anthropic__text-basic")
+        first = llm_rx.from_websocket(ws).pipe(ops.take(3), ops.to_list()).run()
+        assert [type(event) for event in first][:1] == [MessageStart]
+        # (the rest of that response is never taken for the next one's)
+        with pytest.raises(ConnectionClosed):
+            _create(ws, "openai__responses-basic-llm")
+        with pytest.raises(IncompleteStreamError):
+            llm_rx.from_websocket(ws).run()
+
+
+def test_a_reading_stopped_early_closes_an_asyncio_socket(llm_rx_server: EmulatorThread) -> None:
+    async def main() -> list[Event]:
+        async with async_connect(_ws_url(llm_rx_server), open_timeout=TIMEOUT) as ws:
+            await ws.send(json.dumps({"type": "response.create",
+                                      "model": "anthropic__text-basic"}))
+            taken: list[Event] = await llm_rx.from_websocket(ws).pipe(ops.take(3),
+                                                                      ops.to_list())
+            await asyncio.wait_for(ws.wait_closed(), TIMEOUT)  # (the reading closes it)
+            with pytest.raises(ConnectionClosed):
+                await ws.send(json.dumps({"type": "response.create",
+                                          "model": "openai__responses-basic-llm"}))
+            return taken
+
+    assert len(asyncio.run(asyncio.wait_for(main(), TIMEOUT))) == 3
+
+
+@pytest.mark.parametrize("cap", [c for c in CAPTURES if c.name.endswith(".partial.sse")],
+                         ids=lambda cap: cap.name)
+def test_a_partial_capture_over_a_socket_is_never_a_complete_reply(
+    cap: Capture, llm_rx_server: EmulatorThread
+) -> None:
+    with connect(_ws_url(llm_rx_server), open_timeout=TIMEOUT, close_timeout=TIMEOUT) as ws:
+        _create(ws, _id(cap))
+        events: list[Event] = []
+        errors: list[Exception] = []
+        llm_rx.from_websocket(ws).subscribe(events.append, errors.append)
+    assert len(errors) == 1  # (a cut, or the provider's error in band: never finished)
+    assert isinstance(errors[0], (IncompleteStreamError, ProviderError))

@@ -122,3 +122,20 @@ def test_sse_response_ui_disposes_the_upstream_when_the_browser_goes(
         first = next(reply.iter_bytes())
         assert b"Hello" in first or b"start" in first or b"RUN_STARTED" in first
     assert disposed[to].wait(10)  # (nothing reads the upstream any more)
+
+
+@pytest.mark.parametrize("to", ["ag-ui", "vercel-ui", "openai-chat", "anthropic",
+                                "openai-responses"])
+def test_sse_response_every_sse_target_asks_proxies_not_to_cache_or_buffer(
+    server: str, to: str
+) -> None:
+    reply = httpx.post(f"{server}/{to}", timeout=10)
+    assert reply.headers["content-type"].split(";")[0] == "text/event-stream"
+    assert reply.headers["cache-control"] == "no-cache"
+    assert reply.headers["x-accel-buffering"] == "no"
+
+
+def test_sse_response_a_target_that_is_no_sse_gets_no_sse_headers(server: str) -> None:
+    reply = httpx.post(f"{server}/ollama", timeout=10)
+    assert reply.headers["content-type"].split(";")[0] == "application/x-ndjson"
+    assert "x-accel-buffering" not in reply.headers
