@@ -213,6 +213,13 @@ class HeadScanner:
         the event stream's first message (its length is its first four bytes), the array's
         first line; at most ``_RAW`` bytes of it."""
         head = self.head.lstrip(_LEADING)
+        if self._form == b"[":  # (Gemini's array holds objects: ``[build-system]`` is TOML)
+            element = head[1:].lstrip(_LEADING)[:1]
+            if not element and not final:
+                return
+            if element and element not in (b"{", b"]"):
+                self.gave_up = True
+                return
         if self._form == b"\x00":
             end = min(max(int.from_bytes(head[:4], "big"), 12), _RAW) if len(head) >= 4 else 0
         else:
@@ -356,4 +363,6 @@ def sniff(head: bytes) -> str | None:
     """
     scanner = HeadScanner()
     verdict = scanner.feed(head)
-    return verdict.provider if verdict is not None else scanner.first_byte_tells
+    if verdict is not None:
+        return verdict.provider
+    return None if scanner.gave_up else scanner.first_byte_tells

@@ -155,3 +155,27 @@ def test_an_ollama_error_line_stays_an_in_band_error() -> None:
     assert response.stop_reason == "error"
     assert response.error is not None
     assert response.error.kind == "provider"
+
+
+# -- bodies that are no reply --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    b'{"object":"chat.completion","choices":[]}',
+    b'{"object":"chat.completion","id":"x","model":"m"}',
+    b'data: {"object":"chat.completion.chunk","choices":[]}\n\ndata: [DONE]\n\n',
+])
+def test_a_reply_without_a_choice_is_not_complete(body: bytes) -> None:
+    response = llm_rx.reassemble(body)
+    assert not response.complete
+    assert response.error is not None
+    assert "before any choice" in response.error.message
+
+
+def test_a_text_file_with_a_bracket_is_no_gemini_array() -> None:
+    toml = b'[build-system]\nrequires = ["setuptools>=68"]\n'
+    for reads in ([toml], _pieces(toml, 1), [toml[:1], toml[1:]]):
+        with pytest.raises(llm_rx.WireFormatError, match="could not tell which provider"):
+            llm_rx.reassemble(reads)
+    assert llm_rx.wire.sniff(b"[build-system]\n") is None
+    assert llm_rx.wire.sniff(b'[{"candidates": []}\n') == "gemini"
