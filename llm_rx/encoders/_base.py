@@ -215,8 +215,9 @@ class Encoder:
     # -- bookkeeping (then the target's hook) ---------------------------------------------
 
     def _message_start(self, event: MessageStart, out: list[bytes]) -> None:
-        if self.started:
-            return  # (a repeated start: the target's opening was written once)
+        if self.started:  # (a repeated start: the target's opening was written once; its
+            self.model = event.model or self.model  # model writes the frames from here on)
+            return
         self.started = True
         self.source, self.model, self.id = event.provider, event.model, event.id
         self._on_start(event, out)

@@ -17,6 +17,11 @@ never had its ``message_start`` (the tail of a file, a late subscriber to a live
 the whole reply: what arrived is kept, then a :class:`ProtocolError` says the start was not
 seen (a start that comes late, after a first delta, is fine). Frames after ``message_stop``
 (several replies in one body) are not part of this reply and are ignored.
+
+A ``fallback`` block (the request's ``fallbacks``: the server moved from the requested model
+to another, ``{"from": {"model": ...}, "to": {"model": ...}}``) is kept as an opaque block
+with both models, and its ``to`` model is the reply's model from there on (a second
+``MessageStart``), as the non-stream body's ``model`` is the model that served the end.
 """
 
 from __future__ import annotations
@@ -304,6 +309,11 @@ class AnthropicDecoder(SSEPayloadDecoder):
             if given:  # input given whole at the start (no deltas follow)
                 out.append(ToolArgsDelta(index, orjson.dumps(given).decode()))
         else:
+            if kind == "fallback":  # (the server moved to another model: it serves the rest)
+                served = block.get("to")
+                model = served.get("model") if isinstance(served, dict) else None
+                if isinstance(model, str) and model:
+                    out.append(MessageStart(self.provider, model, None))
             self._opaque[wire] = (index, dict(block), [], {})
 
     def _block_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
