@@ -162,7 +162,9 @@ class CheckedDecoder(_Wrapper):
             self._check(scanner.feed(chunk) is not None)
             if self._failed:
                 return []
-            if scanner.pending_object:
+            if scanner.pending_object or (
+                scanner.first_byte_tells not in (None, self.expected) and not scanner.decided
+            ):  # (what the first frame is decides, not where the reads end)
                 self._held.append(chunk)
                 return []
         if self._held:
