@@ -42,6 +42,7 @@ _DELTA: dict[str, type[Any]] = {"text": TextDelta, "thinking": ThinkingDelta,
 
 class GeminiEncoder(Encoder):
     provider = "gemini"
+    choices = True  # (each choice is written: n>1)
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)
@@ -196,7 +197,9 @@ class GeminiEncoder(Encoder):
         call: dict[str, Any] = {}
         if start.id is not None:
             call["id"] = start.id
-        call.update({"name": start.name or "", "args": args})
+        call["name"] = start.name or ""
+        if raw:  # (a call that came without arguments goes back without ``args``)
+            call["args"] = args
         whole: dict[str, Any] = {"functionCall": call}
         if start.index in self._signatures:
             whole["thoughtSignature"] = self._signatures.pop(start.index)
