@@ -191,13 +191,15 @@ def _put(out: dict[str, Any], key: str, value: int | None) -> None:
 
 
 def openai_chat_usage(usage: Usage) -> dict[str, Any] | None:
-    if not usage.reported:
+    """The usage chunk's object, required whole (``prompt_tokens``, ``completion_tokens``,
+    ``total_tokens``): written only when the input and output counts are known."""
+    if usage.input_tokens is None or usage.output_tokens is None:
         return None
-    out: dict[str, Any] = {}
-    _put(out, "prompt_tokens", usage.input_tokens)
-    _put(out, "completion_tokens", usage.output_tokens)
-    if usage.input_tokens is not None and usage.output_tokens is not None:
-        out["total_tokens"] = usage.input_tokens + usage.output_tokens
+    out: dict[str, Any] = {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
     if usage.cache_read_tokens is not None or usage.cache_write_tokens is not None:
         details: dict[str, Any] = {}
         _put(details, "cached_tokens", usage.cache_read_tokens)

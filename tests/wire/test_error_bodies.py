@@ -179,3 +179,13 @@ def test_a_text_file_with_a_bracket_is_no_gemini_array() -> None:
             llm_rx.reassemble(reads)
     assert llm_rx.wire.sniff(b"[build-system]\n") is None
     assert llm_rx.wire.sniff(b'[{"candidates": []}\n') == "gemini"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(HERE.glob("*/error-*.nonstream.json")), ids=lambda p: f"{p.parent.name}/{p.name}"
+)
+@pytest.mark.parametrize("provider", NAMES)
+def test_a_recorded_error_body_is_the_providers_error(path: Any, provider: Any) -> None:
+    body = path.read_bytes()
+    for reads in ([body], _pieces(body, 3)):
+        _same_error(_raised(lambda r=reads: llm_rx.reassemble(r, provider)), body)
