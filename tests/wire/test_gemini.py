@@ -142,7 +142,7 @@ def test_gemini_every_capture_reassembles_complete() -> None:
     for cap in GEMINI:
         response = llm_rx.reassemble(cap.data, "gemini")
         assert (response.complete, response.error) == (True, None), cap.name
-        assert response.content, cap.name
+        assert response.content or "prompt_feedback" in cap.features, cap.name  # (blocked)
         assert response.model, cap.name
 
 
