@@ -89,8 +89,9 @@ def _same_error(error: BaseException, body: bytes) -> None:
         llm_rx.from_native(body)
     expected = native.value
     assert type(error) is ProviderError, repr(error)
-    assert (error.message, error.error_type, error.code, error.retryable) == (
-        expected.message, expected.error_type, expected.code, expected.retryable)
+    assert (error.message, error.error_type, error.code, error.retryable,
+            error.retry_after) == (expected.message, expected.error_type, expected.code,
+                                   expected.retryable, expected.retry_after)
     assert error.raw is not None
     assert error.raw.strip() == body.decode().strip()
 
@@ -189,3 +190,11 @@ def test_a_recorded_error_body_is_the_providers_error(path: Any, provider: Any) 
     body = path.read_bytes()
     for reads in ([body], _pieces(body, 3)):
         _same_error(_raised(lambda r=reads: llm_rx.reassemble(r, provider)), body)
+
+
+def test_a_recorded_gemini_429_body_says_when_to_retry() -> None:
+    body = (HERE / "gemini" / "error-429-retry-info.nonstream.json").read_bytes()
+    error = _raised(lambda: llm_rx.reassemble(body))
+    assert isinstance(error, ProviderError)
+    assert error.retryable
+    assert error.retry_after == 34.4
