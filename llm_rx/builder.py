@@ -332,8 +332,7 @@ class ResponseBuilder(Reading):
             self.provider = self.provider or event.provider
             self._start.set(self._seq, event)
         elif (event.model and event.model != first.model) or (first.id is None and event.id):
-            # a later start fills in what the first one lacked; its model is the one that
-            # served the rest (a resumed stream's, Anthropic's fallback model)
+            # a later start fills in what the first lacked; its model served the rest
             self._start.set(self._seq, MessageStart(
                 first.provider, event.model or first.model, first.id or event.id))
 

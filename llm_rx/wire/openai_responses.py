@@ -50,14 +50,10 @@ Blocks, in output order (each output item reserves its position when it is added
   ``tool_use``.
 
 Text from a ``.done`` event (or from the ``output_item.done``) is used only for a part that
-had no delta. Where deltas came, they are checked against it: when they disagree (a proxy
-dropped deltas), the reply is not complete: a :class:`ProtocolError` at the terminal event
-(content and usage kept) says how many characters of the ``.done`` text the deltas brought.
-Where they brought its beginning, the part's end is appended from the ``.done`` text (the
-block holds the complete text); otherwise the ``.done`` frame is the error's frame.
-
-Each block's ``meta`` keeps the item's id and fields and the part's own fields, so
-``to_native`` gives the items back grouped as they came.
+had no delta; deltas that disagree with it (a proxy dropped some) make the reply not complete
+(a :class:`ProtocolError` at the terminal event, content and usage kept), the part's end
+appended from the ``.done`` text where the deltas brought its beginning. Each block's
+``meta`` keeps the item's and the part's fields: ``to_native`` groups the items as they came.
 
 End of stream: ``response.completed`` is complete (``tool_use`` when a client-run item
 arrived, ``refusal`` after a refusal, else ``end_turn``). ``response.incomplete`` is the
@@ -340,8 +336,7 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         if kind == "message":
             for number, part in enumerate(body.get("content") or ()):
                 if isinstance(part, dict):
-                    self._part_whole(item, ("content", number), part, out, close=True,
-                                     raw=raw)
+                    self._part_whole(item, ("content", number), part, out, close=True, raw=raw)
         elif kind == "reasoning":
             self._reasoning_done(item, body, out, raw)
         elif kind in TOOL_ITEMS:
@@ -361,8 +356,7 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         for channel in ("summary", "content"):
             for number, part in enumerate(body.get(channel) or ()):
                 if isinstance(part, dict):
-                    self._part_whole(item, (channel, number), part, out, close=False,
-                                     raw=raw)
+                    self._part_whole(item, (channel, number), part, out, close=False, raw=raw)
         signature = body.get("encrypted_content")
         if not item.parts:  # no text at all: one block for the item
             kind: BlockKind = "redacted_thinking" if signature else "thinking"
