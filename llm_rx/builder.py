@@ -331,10 +331,10 @@ class ResponseBuilder(Reading):
         if first is None:
             self.provider = self.provider or event.provider
             self._start.set(self._seq, event)
-        elif (first.model is None and event.model) or (first.id is None and event.id):
-            # a later start may only fill in what the first one lacked
+        elif (event.model and event.model != first.model) or (first.id is None and event.id):
+            # a later start fills in what the first lacked; its model served the rest
             self._start.set(self._seq, MessageStart(
-                first.provider, first.model or event.model, first.id or event.id))
+                first.provider, event.model or first.model, first.id or event.id))
 
     def _message_stop(self, event: MessageStop) -> None:
         self._stop.set(self._seq, event)

@@ -455,19 +455,35 @@ def anthropic_sdk(name: str) -> AnthropicOracle:
     return AnthropicOracle(snapshot, json_bufs, False)
 
 
-def ignored_deltas(name: str) -> dict[int, dict[str, str]]:
-    """Per wire block index, the string fields of delta types the accumulator drops, joined."""
-    out: dict[int, dict[str, str]] = {}
+# Block types whose input the accumulator builds from input_json_delta (it leaves any other's,
+# an mcp_tool_use's, as content_block_start gave it).
+SDK_TRACKS_INPUT = {"tool_use", "server_tool_use"}
+
+
+def ignored_deltas(name: str) -> dict[int, dict[str, Any]]:
+    """Per wire block index, the string fields of delta types the accumulator drops, joined,
+    and the ``input`` of a block whose input_json_delta it does not apply."""
+    out: dict[int, dict[str, Any]] = {}
+    kinds: dict[int, str] = {}
+    inputs: dict[int, str] = {}
     for frame in frames(name):
+        if frame.data.get("type") == "content_block_start":
+            kinds[frame.data["index"]] = frame.data["content_block"]["type"]
         if frame.data.get("type") != "content_block_delta":
             continue
-        delta = frame.data["delta"]
+        delta, index = frame.data["delta"], frame.data["index"]
+        if delta["type"] == "input_json_delta" and kinds.get(index) not in SDK_TRACKS_INPUT:
+            inputs[index] = inputs.get(index, "") + delta["partial_json"]
+            continue
         if delta["type"] in SDK_DELTAS:
             continue
-        fields = out.setdefault(frame.data["index"], {})
+        fields = out.setdefault(index, {})
         for key, value in delta.items():
             if key != "type" and isinstance(value, str):
                 fields[key] = fields.get(key, "") + value
+    for index, joined in inputs.items():
+        if joined:
+            out.setdefault(index, {})["input"] = json.loads(joined)
     return out
 
 
@@ -580,11 +596,21 @@ def test_anthropic_usage_matches_sdk(cap: Capture) -> None:
     assert resp.usage.reasoning_tokens == details.get("thinking_tokens")
 
 
+def _served(cap: Capture, model: str) -> str:
+    """The model that served the end of an Anthropic reply: after a ``fallback`` block, its
+    ``to`` model (as the non-stream body says; the SDK's accumulator keeps message_start's)."""
+    for frame in frames(cap.name):
+        block = frame.data.get("content_block")
+        if isinstance(block, dict) and block.get("type") == "fallback":
+            model = block["to"]["model"]
+    return model
+
+
 @pytest.mark.parametrize("cap", params(ANTHROPIC_ORACLE))
 def test_anthropic_served_model_matches_sdk(cap: Capture) -> None:
     resp = response(cap.name)
     snapshot = anthropic_sdk(cap.name).snapshot
-    assert resp.model == snapshot.model
+    assert resp.model == _served(cap, snapshot.model)
     assert resp.id == snapshot.id
     assert resp.provider == "anthropic"
 
@@ -699,7 +725,7 @@ SDK_UNKNOWN_BLOCKS = {
     ("fallback", None),
 }
 # Beta-only block types: `Message` does not know them, `BetaMessage` does.
-SDK_BETA_BLOCKS = {"compaction"}
+SDK_BETA_BLOCKS = {"compaction", "mcp_tool_use", "mcp_tool_result"}
 # Required by today's SDK types but absent from streams recorded before the field existed.
 SDK_NEWER_THAN_WIRE = {("usage", "server_tool_use", "web_fetch_requests")}
 
@@ -761,21 +787,23 @@ def validation_errors(model: type[Any], body: dict[str, Any]) -> set[tuple[Any, 
 def test_to_native_anthropic_matches_sdk(cap: Capture) -> None:
     native = llm_rx.to_native(response(cap.name), cap.provider)
     expected = sdk_dict(anthropic_sdk(cap.name).snapshot)
+    expected["model"] = _served(cap, expected["model"])
     # The accumulator drops delta types it does not know (compaction_delta): the right field
     # is the joined strings of those deltas.
     for index, fields in ignored_deltas(cap.name).items():
         expected["content"][index].update(fields)
     # It copies only the message_delta usage fields it knows (no `iterations`): the right
     # value is the wire's last.
-    last_usage = [frame.data["usage"] for frame in frames(cap.name)
-                  if frame.data.get("type") == "message_delta"][-1]
+    last_usage = [frame.data["usage"] if frame.data.get("type") == "message_delta"
+                  else frame.data["message"]["usage"] for frame in frames(cap.name)
+                  if frame.data.get("type") in ("message_start", "message_delta")][-1]
     for key in native["usage"].keys() - expected["usage"].keys():
         assert native["usage"][key] == last_usage[key]
         expected["usage"][key] = last_usage[key]
     # It reads only `delta` and `usage` of message_delta: fields beside them
     # (`context_management`) are the wire's.
-    last_delta = [frame.data for frame in frames(cap.name)
-                  if frame.data.get("type") == "message_delta"][-1]
+    last_delta = ([frame.data for frame in frames(cap.name)
+                   if frame.data.get("type") == "message_delta"] or [{}])[-1]
     for key in native.keys() - expected.keys():
         assert native[key] == last_delta[key]
         expected[key] = last_delta[key]

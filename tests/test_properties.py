@@ -31,7 +31,8 @@ def _terminal_offset(capture: Capture) -> int:
     elif capture.provider == "gemini":
         if data.lstrip()[:1] == b"[":  # the JSON-array form ends only with its closing "]"
             return data.rindex(b"]")
-        match = re.search(rb'data: ?[^\n]*"finishReason": ?["1-9]', data)
+        # (a finish reason, or a blocked prompt's: the reply ends with no candidate)
+        match = re.search(rb'data: ?[^\n]*(?:"finishReason": ?["1-9]|"blockReason": ?")', data)
     elif capture.provider == "openai-responses":
         match = re.search(
             rb'(?:event: ?[\w.]+\r?\n)?data: ?[^\n]*"type": ?'
@@ -95,6 +96,8 @@ def _texts(response: Response) -> list[tuple[str, str]]:
 @_PROPERTY
 @given(fraction=st.floats(min_value=0.0, max_value=1.0))
 def test_truncated_capture_is_incomplete_and_a_prefix(capture: Capture, fraction: float) -> None:
+    if _terminal_offset(capture) == 0:
+        pytest.skip("the first frame ends the reply: no prefix of it is a reply")
     full = llm_rx.reassemble(capture.data, capture.provider)
     cut = int(_terminal_offset(capture) * fraction)
     cut = min(cut, _terminal_offset(capture) - 1) if _terminal_offset(capture) else 0

@@ -10,11 +10,12 @@ import pytest
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.errors import NonStreamBodyError, WireFormatError
+from llm_rx.errors import NonStreamBodyError, ProviderError, WireFormatError
 from llm_rx.response import WITHOUT_NATIVE
 from llm_rx.sources._engine import new_decoder
 from llm_rx.wire import registry, sniffing
 from llm_rx.wire.base import Decoder
+from llm_rx.wire.nonstream import error_body
 from llm_rx.wire.registry import SniffingDecoder, looks_nonstream, sniff
 
 from .captures import CAPTURES, HERE, Capture, capture
@@ -181,8 +182,10 @@ def test_sniff_nonstream_body_is_told_and_read_as_the_reply(provider: str, prett
 )
 def test_sniff_recorded_nonstream_bodies_are_told_apart(path: Any) -> None:
     body = path.read_bytes()
-    if body.lstrip().startswith(b'{"error"'):
-        pytest.skip("an HTTP error body: no provider's reply")
+    if error_body(orjson.loads(body)):  # an HTTP error body: the provider's error
+        with pytest.raises(ProviderError):
+            llm_rx.reassemble(body)
+        return
     provider = looks_nonstream(body)
     assert provider is not None
     response = llm_rx.reassemble(body)

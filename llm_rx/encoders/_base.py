@@ -46,6 +46,10 @@ __all__ = ["Encoder", "ObjectArguments", "dumps", "raw_data", "sse", "sse_data"]
 dumps = orjson.dumps
 
 _TEXTUAL = frozenset({TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta})
+# Events that name their choice (the others name a block, or none)
+_BY_CHOICE = frozenset({BlockStart, MetadataUpdate, ChoiceEnd, LogprobsDelta})
+_BY_BLOCK = frozenset({TextDelta, ThinkingDelta, RefusalDelta, SignatureDelta, ToolArgsDelta,
+                       CitationDelta, BlockStop})
 _SENTINEL = "\x00llm-rx\x00"  # (a text no reply has, to find where a text goes in a frame)
 _SENTINEL_JSON = dumps(_SENTINEL)
 
@@ -100,6 +104,9 @@ class Encoder:
     """Incremental encoding of one reply's events into ``provider``'s stream bytes."""
 
     provider = ""
+    #: whether the target's stream carries several choices (``n>1``); a target that carries
+    #: one writes choice 0 and reports each block of another choice as `Dropped`
+    choices = False
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         #: what was not written, in order (the caller's own list, when it passed one)
@@ -119,6 +126,8 @@ class Encoder:
                                          list[str] | None]] = {}
         self._untemplated: set[int] = set()
         self.holding = False  # whether a frame waits for the next event (no template then)
+        self._elsewhere = False  # whether an event of another choice than 0 arrived
+        self._left_out: set[int] = set()  # blocks of another choice (a one-choice target)
         self.started = False  # whether MessageStart arrived
         self.finished = False  # whether finish() ran (nothing is written after it)
         self._handlers: dict[type[Any], Callable[[Any, list[bytes]], None]] = {
@@ -156,8 +165,11 @@ class Encoder:
         handlers = self._handlers
         templates = self._templates
         append = out.append
+        one = not self.choices
         for event in events:
             cls = event.__class__
+            if one and (self._elsewhere or cls in _BY_CHOICE) and self._other_choice(event):
+                continue
             if self.holding:
                 self._while_holding(event, out)
             elif cls in _TEXTUAL:
@@ -215,8 +227,9 @@ class Encoder:
     # -- bookkeeping (then the target's hook) ---------------------------------------------
 
     def _message_start(self, event: MessageStart, out: list[bytes]) -> None:
-        if self.started:
-            return  # (a repeated start: the target's opening was written once)
+        if self.started:  # (a repeated start: the target's opening was written once; its
+            self.model = event.model or self.model  # model writes the frames from here on)
+            return
         self.started = True
         self.source, self.model, self.id = event.provider, event.model, event.id
         self._on_start(event, out)
@@ -250,6 +263,26 @@ class Encoder:
         self.stop = event
         self._on_stop(event, out)
         self.finished = True
+
+    def _other_choice(self, event: Event) -> bool:
+        """Whether ``event`` belongs to another choice than 0 (for a one-choice target: it is
+        left out; each block of it is reported once, as `Dropped` ``"choice"``)."""
+        cls = event.__class__
+        if cls in _BY_BLOCK:
+            return cast("tuple[int, Any]", event)[0] in self._left_out
+        if cls not in _BY_CHOICE:
+            return False
+        choice = cast("BlockStart | MetadataUpdate | ChoiceEnd | LogprobsDelta", event).choice
+        if choice is None or choice == 0:
+            return False
+        self._elsewhere = True
+        if cls is BlockStart:
+            start = cast("BlockStart", event)
+            self._left_out.add(start.index)
+            self.drop("choice", start.index,
+                      f"{self.provider} carries one choice: choice {choice} is left out "
+                      "(choice 0 is the reply)", {"choice": choice, "kind": start.kind})
+        return True
 
     def _passed_drop(self, event: Dropped, out: list[bytes]) -> None:
         self.dropped.append(event)  # (dropped upstream: nothing to write, still reported)

@@ -88,12 +88,14 @@ DROPPED: dict[str, dict[str, str]] = {
         "signature": "a signature on a block that is no reasoning",
         "citation": "a citation that names no URL",
         "logprobs": "log-probabilities of no text part",
+        "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "anthropic": {
         "opaque:*": "another provider's block or frame",
         "signature": "a signature on a block that is no reasoning",
         "citation": "another provider's citation (no Anthropic citation type)",
         "logprobs": "log-probabilities",
+        "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "gemini": {
         "opaque:*": "another provider's block or frame",
@@ -111,6 +113,7 @@ DROPPED: dict[str, dict[str, str]] = {
         "logprobs": "another provider's log-probabilities",
         "raw_arguments": "(not lost) arguments that are no JSON object go as "
                          '{"_raw_arguments": "..."}',
+        "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "bedrock-converse": {
         "opaque:*": "another provider's block or frame",
@@ -118,6 +121,7 @@ DROPPED: dict[str, dict[str, str]] = {
         "redacted_thinking": "redacted data that is no base64 (redactedContent is bytes)",
         "citation": "another provider's citation",
         "logprobs": "log-probabilities",
+        "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "cohere": {
         "opaque:*": "another provider's block or frame",
@@ -125,6 +129,7 @@ DROPPED: dict[str, dict[str, str]] = {
         "redacted_thinking": "redacted reasoning",
         "citation": "another provider's citation",
         "logprobs": "log-probabilities",
+        "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "vercel-ui": {
         "opaque:*": "a block or frame that is no tool (compaction, a fallback notice), or a "
@@ -191,13 +196,15 @@ def _put(out: dict[str, Any], key: str, value: int | None) -> None:
 
 
 def openai_chat_usage(usage: Usage) -> dict[str, Any] | None:
-    if not usage.reported:
+    """The usage chunk's object, required whole (``prompt_tokens``, ``completion_tokens``,
+    ``total_tokens``): written only when the input and output counts are known."""
+    if usage.input_tokens is None or usage.output_tokens is None:
         return None
-    out: dict[str, Any] = {}
-    _put(out, "prompt_tokens", usage.input_tokens)
-    _put(out, "completion_tokens", usage.output_tokens)
-    if usage.input_tokens is not None and usage.output_tokens is not None:
-        out["total_tokens"] = usage.input_tokens + usage.output_tokens
+    out: dict[str, Any] = {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
     if usage.cache_read_tokens is not None or usage.cache_write_tokens is not None:
         details: dict[str, Any] = {}
         _put(details, "cached_tokens", usage.cache_read_tokens)

@@ -42,6 +42,7 @@ _DELTA: dict[str, type[Any]] = {"text": TextDelta, "thinking": ThinkingDelta,
 
 class GeminiEncoder(Encoder):
     provider = "gemini"
+    choices = True  # (each choice is written: n>1)
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)
@@ -196,7 +197,9 @@ class GeminiEncoder(Encoder):
         call: dict[str, Any] = {}
         if start.id is not None:
             call["id"] = start.id
-        call.update({"name": start.name or "", "args": args})
+        call["name"] = start.name or ""
+        if raw:  # (a call that came without arguments goes back without ``args``)
+            call["args"] = args
         whole: dict[str, Any] = {"functionCall": call}
         if start.index in self._signatures:
             whole["thoughtSignature"] = self._signatures.pop(start.index)
@@ -210,6 +213,18 @@ class GeminiEncoder(Encoder):
         usage = self.usage
         body = None if usage is None else (
             usage.native if self.same and usage.native is not None else gemini_usage(usage))
+        feedback = self.metadata.get("promptFeedback") if self.same else None
+        if not self.blocks and not self.ends and isinstance(feedback, dict) and (
+            feedback.get("blockReason")
+        ):  # (a blocked prompt: no candidate at all, the feedback says why)
+            chunk: dict[str, Any] = {"promptFeedback": feedback}
+            if body is not None:
+                chunk["usageMetadata"] = body
+            chunk["modelVersion"] = self.model or ""
+            if self.id:
+                chunk["responseId"] = self.id
+            self._frame(chunk, out)
+            return
         ends: list[tuple[int, ChoiceEnd | None]] = sorted(self.ends.items()) or [(0, None)]
         for choice, end in ends:
             native = end.native if end is not None else event.native

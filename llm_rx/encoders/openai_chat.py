@@ -43,6 +43,7 @@ _FORMAT = "unknown"  # (reasoning_details ``format`` for reasoning of another pr
 
 class OpenAIChatEncoder(Encoder):
     provider = "openai-chat"
+    choices = True  # (each choice is written: n>1)
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)
@@ -175,7 +176,10 @@ class OpenAIChatEncoder(Encoder):
         fields: dict[str, Any] = {key: event.signature}
         if start.kind != "redacted_thinking":
             fields = {"text": "", **fields}
-        self._chunk(start.choice, {"reasoning_details": [self._detail(start, **fields)]}, out)
+        delta: dict[str, Any] = {"reasoning_details": [self._detail(start, **fields)]}
+        if start.kind == "redacted_thinking" and self.same and (start.meta or {}).get("plain"):
+            delta = {"reasoning": None, **delta}  # (OpenRouter's plain field beside it, null)
+        self._chunk(start.choice, delta, out)
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         position = self._calls.get(event.index)

@@ -18,10 +18,11 @@ from typing import Any
 import orjson
 
 from .._reassemble import reassemble_with
-from ..errors import ProviderError, WireFormatError
+from ..errors import WireFormatError
 from ..response import Response
 from ..wire.base import shape_error
-from ..wire.http import in_band_error
+from ..wire.http import body_error
+from ..wire.nonstream import error_body
 from ..wire.providers import ProviderId, provider_id
 from ..wire.registry import DECODERS
 from ..wire.restream import RESTREAMERS, nonstream_provider, restream
@@ -61,8 +62,8 @@ def from_native(
         )
     if not isinstance(parsed, dict):
         raise WireFormatError("a non-stream body is not a JSON object", raw)
-    if _is_error(parsed):
-        raise _provider_error(parsed, raw)
+    if error_body(parsed):
+        raise body_error(parsed, raw)
     name = provider if provider is not None else nonstream_provider(parsed)
     if name is None:
         raise WireFormatError(
@@ -78,28 +79,3 @@ def from_native(
     except Exception as error:
         raise shape_error(error, raw if raw is not None else orjson.dumps(parsed)) from error
     return reassemble_with(DECODERS[provider_id(name)](DEFAULT_MAX_FRAME), (stream,))
-
-
-def _is_error(body: dict[str, Any]) -> bool:
-    """An error body: Anthropic's ``{"type": "error", ...}``, or an ``error`` that is no
-    reply's field (a failed Responses ``response`` carries one and is a reply)."""
-    return body.get("type") == "error" or (
-        body.get("error") is not None and nonstream_provider(body) is None
-    )
-
-
-def _provider_error(body: dict[str, Any], raw: bytes | None) -> ProviderError:
-    error = body.get("error")
-    fields = error if isinstance(error, dict) else {"message": error}
-    message = fields.get("message")
-    error_type = fields.get("type") or fields.get("status")
-    code = fields.get("code")
-    told = in_band_error("", None, error if isinstance(error, (dict, str)) else {})
-    return ProviderError(
-        str(message) if message is not None else "the provider reported an error",
-        raw if raw is not None else orjson.dumps(body),
-        error_type=error_type if isinstance(error_type, str) else None,
-        code=str(code) if code is not None else None,
-        retryable=told.retryable,
-        retry_after=told.retry_after,
-    )

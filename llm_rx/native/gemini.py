@@ -100,7 +100,9 @@ def _part(block: Block, same_provider: bool) -> dict[str, Any] | None:
             return None  # another provider's encrypted reasoning: nothing Gemini can read
         out = {"text": block.text, "thought": True}
     elif isinstance(block, ToolCallBlock):
-        call: dict[str, Any] = {"name": block.name or "", "args": arguments_object(block)}
+        call: dict[str, Any] = {"name": block.name or ""}
+        if block.raw_arguments:  # (a call that came without arguments goes back without)
+            call["args"] = arguments_object(block)
         if block.id is not None:
             call = {"id": block.id, **call}
         out = {"functionCall": call}

@@ -214,6 +214,15 @@ def _finish(reason: StopReason | None, native: Any, same_provider: bool) -> Any:
     return _FINISH.get(reason) if reason is not None else None
 
 
+def _deepseek(response: Response) -> bool:
+    """Whether the reply came from DeepSeek's own API: its usage's cache counts, or its own
+    model ids (``deepseek-chat``, ``deepseek-reasoner``; other hosts spell them otherwise)."""
+    usage = response.usage.native
+    if isinstance(usage, dict) and "prompt_cache_hit_tokens" in usage:
+        return True
+    return (response.model or "").startswith("deepseek-")
+
+
 def to_openai_chat(response: Response) -> dict[str, Any]:
     """The ``chat.completion`` body; ``n>1`` replies give every choice."""
     same = response.provider == "openai-chat"
@@ -226,6 +235,13 @@ def to_openai_chat(response: Response) -> dict[str, Any]:
         "model": response.model or "",
     }
     body["choices"] = choice_bodies(response, partial(_choice, same_provider=same))
+    if same and _deepseek(response):
+        for choice in body["choices"]:
+            calls = choice["message"].get("tool_calls")
+            if calls:  # (DeepSeek's own body numbers its calls, as its stream does)
+                choice["message"]["tool_calls"] = [
+                    {"index": position, **call} for position, call in enumerate(calls)
+                ]
     usage = usage_body(response.usage, same, _encode_usage)
     if usage is not None:
         body["usage"] = usage

@@ -40,7 +40,9 @@ PART_META = frozenset({"thought", "thoughtSignature", "partMetadata", "videoMeta
 
 
 def usage_from_gemini(raw: dict[str, Any]) -> Usage:
-    """Canonical usage from ``usageMetadata``: output counts the thoughts too."""
+    """Canonical usage from ``usageMetadata``: output counts the thoughts too, and input the
+    tool-use prompt (``toolUsePromptTokenCount``: what a file search, grounding or code
+    execution added to the prompt, billed as input; PITFALLS 45). ``native`` is the wire's."""
     get = raw.get
     candidates = count_of(get("candidatesTokenCount"))
     thoughts = count_of(get("thoughtsTokenCount"))
@@ -48,8 +50,12 @@ def usage_from_gemini(raw: dict[str, Any]) -> Usage:
         output = candidates
     else:
         output = thoughts if candidates is None else candidates + thoughts
+    prompt = count_of(get("promptTokenCount"))
+    tool_use = count_of(get("toolUsePromptTokenCount"))
+    if tool_use is not None:
+        prompt = tool_use if prompt is None else prompt + tool_use
     return Usage(
-        input_tokens=count_of(get("promptTokenCount")),
+        input_tokens=prompt,
         output_tokens=output,
         cache_read_tokens=count_of(get("cachedContentTokenCount")),
         reasoning_tokens=thoughts,

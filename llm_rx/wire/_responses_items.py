@@ -84,9 +84,10 @@ def usage_from_responses(raw: dict[str, Any]) -> Usage:
 
 
 class Part:
-    """One block of an item: where it is, whether deltas or citations came for it."""
+    """One block of an item: where it is, whether deltas or citations came for it, and the
+    strings its deltas brought (joined once, at its ``.done``)."""
 
-    __slots__ = ("cited", "index", "kind", "open", "streamed")
+    __slots__ = ("cited", "index", "kind", "open", "streamed", "texts")
 
     def __init__(self, index: int, kind: BlockKind) -> None:
         self.index = index
@@ -94,6 +95,7 @@ class Part:
         self.open = True
         self.streamed = False
         self.cited = False
+        self.texts: list[str] = []
 
 
 class Item:

@@ -31,6 +31,7 @@ class PartFrames:
 
     _hot: dict[tuple[Any, str, Any], Part]  # (output, channel, number) -> part
     _refusal: bool
+    _lost: ProtocolError | None  # the first part whose deltas disagree with its .done
 
     if TYPE_CHECKING:  # (the decoder's)
         def _item(self, frame: dict[str, Any], implied: str, *, delta: bool) -> Item: ...
@@ -73,7 +74,9 @@ class PartFrames:
         if part is None or not part.open:
             part = self._part(frame, TEXT, out)
         part.streamed = True
-        out.append(new_event(TextDelta, (part.index, string(frame.get("delta", ""), "delta"))))
+        text = string(frame.get("delta", ""), "delta")
+        part.texts.append(text)
+        out.append(new_event(TextDelta, (part.index, text)))
         logprobs = frame.get("logprobs")
         if logprobs:
             out.append(LogprobsDelta(0, "content", tuple(array(logprobs, "logprobs"))))
@@ -84,8 +87,9 @@ class PartFrames:
         if part is None or not part.open:
             part = self._part(frame, spec, out)
         part.streamed = True
-        out.append(new_event(DELTAS[part.kind], (part.index, string(frame.get("delta", ""),
-                                                                     "delta"))))
+        text = string(frame.get("delta", ""), "delta")
+        part.texts.append(text)
+        out.append(new_event(DELTAS[part.kind], (part.index, text)))
 
     def _args_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         part = self._hot.get((frame.get("output_index"), "args", 0))
@@ -95,19 +99,47 @@ class PartFrames:
         part.streamed = True
         fragment = frame.get("delta")
         if fragment.__class__ is str and fragment:
+            part.texts.append(fragment)
             out.append(new_event(ToolArgsDelta, (part.index, fragment)))
 
     def _args_done(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         implied = "custom_tool_call" if "custom" in frame["type"] else "function_call"
         item = self._item(frame, implied, delta=False)
         part = item.parts.get(("args", 0)) or self._open(item, ("args", 0), "tool_call", out)
-        self._args_whole(part, frame.get("arguments", frame.get("input")), out)
+        self._args_whole(part, frame.get("arguments", frame.get("input")), out, item, raw)
 
-    def _args_whole(self, part: Part, value: Any, out: list[Event]) -> None:
+    def _args_whole(self, part: Part, value: Any, out: list[Event], item: Item,
+                    raw: bytes | None = None) -> None:
         """Arguments given whole: they count only where no delta brought them."""
         if part.open and not part.streamed and isinstance(value, str) and value:
             part.streamed = True
+            part.texts = [value]
             out.append(ToolArgsDelta(part.index, value))
+        elif part.open and isinstance(value, str):
+            self._against_deltas(part, value, out, item, raw)
+
+    def _against_deltas(self, part: Part, whole: str, out: list[Event], item: Item,
+                        raw: bytes | None) -> None:
+        """A part's ``.done`` text against what its deltas brought. A proxy that dropped
+        deltas: the part's end is appended from the ``.done`` text when the deltas brought
+        its beginning; either way the loss is kept and told at the terminal event (the reply
+        is not complete)."""
+        streamed = "".join(part.texts) if len(part.texts) != 1 else part.texts[0]
+        if streamed == whole:
+            return
+        part.texts = [whole]
+        kept = whole.startswith(streamed)
+        if kept:
+            delta = ToolArgsDelta if part.kind == "tool_call" else DELTAS[part.kind]
+            out.append(delta(part.index, whole[len(streamed):]))
+        if self._lost is None:
+            how = ("its end is kept from the .done text" if kept
+                   else "the .done text is this error's frame")
+            self._lost = ProtocolError(
+                f"deltas were lost: block {part.index} (output item {item.id}) streamed "
+                f"{len(streamed)} of the {len(whole)} characters of its .done text; {how}",
+                raw if raw is not None else orjson.dumps({"text": whole}),
+            )
 
     def _annotation(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         part = self._part(frame, TEXT, out)
@@ -120,7 +152,8 @@ class PartFrames:
         body = {"type": part_type, "text": frame.get("text", frame.get("refusal")),
                 "logprobs": frame.get("logprobs")}
         # The part ends with its content_part.done (a reasoning part: with its item).
-        self._part_whole(item, (channel, frame.get(number_key, 0)), body, out, close=False)
+        self._part_whole(item, (channel, frame.get(number_key, 0)), body, out, close=False,
+                         raw=raw)
 
     def _part_key(self, frame: dict[str, Any]) -> tuple[str, str, Any]:
         if frame["type"].startswith("response.reasoning_summary_part."):
@@ -140,7 +173,7 @@ class PartFrames:
         body = frame.get("part")
         if isinstance(body, dict):
             close = item.type != "reasoning"  # the signature comes with the item's end
-            self._part_whole(item, (channel, number), body, out, close=close)
+            self._part_whole(item, (channel, number), body, out, close=close, raw=raw)
 
     def _open_part(self, item: Item, key: tuple[str, Any], body: dict[str, Any],
                    out: list[Event]) -> Part | None:
@@ -153,9 +186,9 @@ class PartFrames:
         return None  # a part type nobody models: given whole at its .done
 
     def _part_whole(self, item: Item, key: tuple[str, Any], body: dict[str, Any],
-                    out: list[Event], *, close: bool) -> None:
+                    out: list[Event], *, close: bool, raw: bytes | None = None) -> None:
         """A part given whole (a ``.done``): its text and citations count only where no delta
-        brought them."""
+        brought them (where deltas did, the text is checked against them)."""
         part = item.parts.get(key) or self._open_part(item, key, body, out)
         if part is None:  # a part type nobody models, verbatim
             part = item.parts[key] = Part(self._reserve(item), "opaque")
@@ -170,10 +203,13 @@ class PartFrames:
         text = body.get("text", body.get("refusal"))
         if not part.streamed and isinstance(text, str) and text:
             part.streamed = True
+            part.texts = [text]
             out.append(DELTAS[part.kind](part.index, text))
             logprobs = body.get("logprobs")
             if logprobs and part.kind == "text":
                 out.append(LogprobsDelta(0, "content", tuple(array(logprobs, "logprobs"))))
+        elif part.streamed and isinstance(text, str):
+            self._against_deltas(part, text, out, item, raw)
         annotations = body.get("annotations")
         if not part.cited and annotations:
             part.cited = True

@@ -17,6 +17,11 @@ never had its ``message_start`` (the tail of a file, a late subscriber to a live
 the whole reply: what arrived is kept, then a :class:`ProtocolError` says the start was not
 seen (a start that comes late, after a first delta, is fine). Frames after ``message_stop``
 (several replies in one body) are not part of this reply and are ignored.
+
+A ``fallback`` block (the server moved to another model) stays an opaque block with both
+models; its ``to`` model is the reply's from there on (a second ``MessageStart``), as the
+non-stream body's ``model`` is the one that served the end. A ``message_start`` whose
+message came whole (its ``content`` and ``stop_reason`` given) is the reply and its end.
 """
 
 from __future__ import annotations
@@ -48,6 +53,15 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason
+from ._anthropic_tables import (
+    MESSAGE_DELTA_FIELDS,
+    MESSAGE_FIELDS,
+    STOP,
+    TEXT_FIELDS,
+    THINKING_FIELDS,
+    TOOL_FIELDS,
+    extras,
+)
 from ._checks import array, mapping, optional_string, string
 from .anthropic_usage import usage_from_anthropic
 from .base import SSEPayloadDecoder, new_event
@@ -69,29 +83,6 @@ _FAST_DELTAS: dict[Any, tuple[type[Any], str, bytes]] = {
 }
 
 _NO_TYPE = object()  # equal to no frame's type
-
-_STOP: dict[str, StopReason] = {
-    "end_turn": "end_turn",
-    "max_tokens": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "tool_use": "tool_use",
-    "pause_turn": "pause_turn",
-    "refusal": "refusal",
-    "model_context_window_exceeded": "max_tokens",
-}
-_MESSAGE_FIELDS = frozenset(
-    {"type", "role", "content", "model", "id", "stop_reason", "stop_sequence", "usage"}
-)
-_MESSAGE_DELTA_FIELDS = frozenset({"type", "delta", "usage"})
-_TEXT_FIELDS = frozenset({"type", "text", "citations"})
-_THINKING_FIELDS = frozenset({"type", "thinking", "signature"})
-_TOOL_FIELDS = frozenset({"type", "id", "name", "input"})
-
-
-def _extras(block: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
-    extra = {key: value for key, value in block.items() if key not in known}
-    return extra or None
-
 
 # A server-tool (opaque) block being streamed: its index, the start's block, the
 # ``input_json_delta`` fragments and each string field's deltas (all joined once, at its end).
@@ -211,7 +202,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
             ))
         self._had_start = True
         self._id = message_id
-        extra = _extras(message, _MESSAGE_FIELDS)
+        extra = extras(message, MESSAGE_FIELDS)
         if extra:
             out.append(MetadataUpdate(extra))
         usage = message.get("usage")
@@ -220,6 +211,8 @@ class AnthropicDecoder(SSEPayloadDecoder):
         for position, block in enumerate(array(message.get("content") or [], "content")):
             self._block_start({"index": -1 - position, "content_block": block}, raw, out)
             self._block_stop({"index": -1 - position}, raw, out)
+        if message.get("stop_reason"):  # (a message given whole at its start: its end too)
+            self._stopped(message, out)
 
     def _message_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         delta = mapping(frame.get("delta") or {}, "message_delta's delta")
@@ -229,23 +222,24 @@ class AnthropicDecoder(SSEPayloadDecoder):
             if key not in ("stop_reason", "stop_details") and value is not None
         }
         # Fields beside the delta (``context_management``) belong to the message too.
-        extra.update(_extras(frame, _MESSAGE_DELTA_FIELDS) or {})
+        extra.update(extras(frame, MESSAGE_DELTA_FIELDS) or {})
         if extra:
             out.append(MetadataUpdate(extra))
-        native = optional_string(delta.get("stop_reason") or None, "stop_reason")
-        if native:
-            reason = _STOP.get(native, "end_turn")
-            stop_details = delta.get("stop_details")
-            words = None
-            if isinstance(stop_details, dict):
-                words = optional_string(
-                    stop_details.get("explanation") or stop_details.get("type") or None,
-                    "stop_details' explanation")
-            self._stop = (reason, {"stop_reason": native, "stop_details": stop_details}, words)
-            out.append(ChoiceEnd(0, reason, native))
+        self._stopped(delta, out)
         usage = frame.get("usage")
         if isinstance(usage, dict):
             out.append(UsageUpdate(usage_from_anthropic(usage)))
+
+    def _stopped(self, fields: dict[str, Any], out: list[Event]) -> None:
+        """A ``message_delta``'s ``stop_reason`` and ``stop_details`` (or a whole message's)."""
+        native = optional_string(fields.get("stop_reason") or None, "stop_reason")
+        if native:
+            reason, details = STOP.get(native, "end_turn"), fields.get("stop_details")
+            words = optional_string(
+                details.get("explanation") or details.get("type") or None,
+                "stop_details' explanation") if isinstance(details, dict) else None
+            self._stop = (reason, {"stop_reason": native, "stop_details": details}, words)
+            out.append(ChoiceEnd(0, reason, native))
 
     def _message_stop(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         self._emit_pending_opaque(out, close=True)
@@ -275,13 +269,13 @@ class AnthropicDecoder(SSEPayloadDecoder):
         self._blocks[wire] = index
         kind = block.get("type")
         if kind == "text":
-            out.append(BlockStart(index, "text", meta=_extras(block, _TEXT_FIELDS)))
+            out.append(BlockStart(index, "text", meta=extras(block, TEXT_FIELDS)))
             if block.get("text"):
                 out.append(TextDelta(index, string(block["text"], "a text block's text")))
             for citation in array(block.get("citations") or [], "citations"):
                 out.append(CitationDelta(index, citation))
         elif kind == "thinking":
-            out.append(BlockStart(index, "thinking", meta=_extras(block, _THINKING_FIELDS)))
+            out.append(BlockStart(index, "thinking", meta=extras(block, THINKING_FIELDS)))
             if block.get("thinking"):
                 out.append(ThinkingDelta(index, string(block["thinking"], "thinking")))
             if block.get("signature"):
@@ -297,13 +291,17 @@ class AnthropicDecoder(SSEPayloadDecoder):
                     "tool_call",
                     id=optional_string(block.get("id"), "a tool_use id"),
                     name=optional_string(block.get("name"), "a tool_use name"),
-                    meta=_extras(block, _TOOL_FIELDS),
+                    meta=extras(block, TOOL_FIELDS),
                 )
             )
             given = block.get("input")
             if given:  # input given whole at the start (no deltas follow)
                 out.append(ToolArgsDelta(index, orjson.dumps(given).decode()))
         else:
+            served = block.get("to") if kind == "fallback" else None  # (it serves the rest)
+            model = served.get("model") if isinstance(served, dict) else None
+            if isinstance(model, str) and model:
+                out.append(MessageStart(self.provider, model, None))
             self._opaque[wire] = (index, dict(block), [], {})
 
     def _block_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:

@@ -19,6 +19,7 @@ from .providers import ProviderId
 
 __all__ = [
     "ERROR_BODY_LIMIT",
+    "body_error",
     "http_error",
     "in_band_error",
     "is_nonstream_path",
@@ -189,6 +190,27 @@ def _retry_delay(error: dict[str, Any]) -> float | None:
         if isinstance(kind, str) and kind.endswith("RetryInfo") and isinstance(delay, str):
             return _number(delay[:-1]) if delay.endswith("s") else None
     return None
+
+
+def body_error(body: dict[str, Any], raw: bytes | None) -> ProviderError:
+    """The :class:`ProviderError` of a whole error body (``{"error": {...}}``, Anthropic's
+    ``{"type": "error", ...}``) that came where a reply was expected, with no HTTP status:
+    the provider's message, type (or Gemini's ``status``) and code, and whether it is worth
+    trying again. ``raw`` is the body as it came (``None``: the body re-serialised)."""
+    error = body.get("error")
+    fields = error if isinstance(error, dict) else {"message": error}
+    message = fields.get("message")
+    error_type = fields.get("type") or fields.get("status")
+    code = fields.get("code")
+    told = in_band_error("", None, error if isinstance(error, (dict, str)) else {})
+    return ProviderError(
+        str(message) if message is not None else "the provider reported an error",
+        raw if raw is not None else orjson.dumps(body),
+        error_type=error_type if isinstance(error_type, str) else None,
+        code=str(code) if code is not None else None,
+        retryable=told.retryable,
+        retry_after=told.retry_after,
+    )
 
 
 def _retryable_code(code: str | None) -> bool:

@@ -8,7 +8,13 @@ from typing import Any
 
 import orjson
 
-__all__ = ["LEADING", "first_line_nonstream", "looks_nonstream", "nonstream_provider"]
+__all__ = [
+    "LEADING",
+    "error_body",
+    "first_line_nonstream",
+    "looks_nonstream",
+    "nonstream_provider",
+]
 
 LEADING = b"\xef\xbb\xbf \t\r\n"  # (a BOM's bytes and blank space, as one set)
 
@@ -50,6 +56,25 @@ def nonstream_provider(value: dict[str, Any]) -> str | None:
     ):
         return "openai-chat"  # (a compatible host that leaves ``object`` out)
     return None
+
+
+def error_body(value: Any, *, strict: bool = False) -> bool:
+    """Whether the JSON value ``value`` is a provider's error body rather than a reply:
+    Anthropic's ``{"type": "error", ...}``, or an ``error`` that is no reply's field (a failed
+    Responses ``response`` carries one and is a reply).
+
+    ``strict`` (for a first line that may be one of an NDJSON stream's) asks for an error
+    object (``{"error": {...}}``): a first line ``{"error": "words"}`` is Ollama's in-band
+    error line, read by its stream reader.
+    """
+    if not isinstance(value, dict):
+        return False
+    error = value.get("error")
+    if value.get("type") == "error":
+        return isinstance(error, dict) or not strict
+    if error is None or nonstream_provider(value) is not None:
+        return False
+    return isinstance(error, dict) or not strict
 
 
 def first_line_nonstream(value: Any) -> str | None:

@@ -9,7 +9,8 @@ and index-less tool calls, Azure's content-filter chunks, usage in ``x_groq.usag
 End of stream: ``[DONE]``, or EOF after a ``finish_reason`` for every choice (Perplexity), is
 complete. ``[DONE]`` without any finish reason (Snowflake) is complete with the reason inferred
 (``tool_use`` when tool calls arrived, else ``end_turn``) and ``details`` saying so. EOF with
-neither is a truncation.
+neither is a truncation, and so is a reply that never had a choice (``"choices": []`` then
+``[DONE]``, or a non-stream body with no choice): it is not complete.
 
 A chunk's ``choices`` is a list (``null`` stands for none, as ``[]``); anything else is a
 :class:`WireFormatError` carrying the chunk, on every path.
@@ -355,6 +356,10 @@ class OpenAIChatDecoder(ChatShortcuts, DialectParts, SSEPayloadDecoder):
 
     def _done(self, out: list[Event], inferred_from: str | None) -> None:
         first: Choice | None = self._choices.get(0) or next(iter(self._choices.values()), None)
+        if first is None:  # (a body with ``"choices": []``, a bare ``[DONE]``: no reply)
+            raise self._fail(IncompleteStreamError(
+                f"the reply ended ({inferred_from or 'EOF'}) before any choice arrived"
+            ), out, start=True)
         if not self.started:
             self._start(out)
         for choice in self._choices.values():

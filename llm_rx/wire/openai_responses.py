@@ -50,8 +50,10 @@ Blocks, in output order (each output item reserves its position when it is added
   ``tool_use``.
 
 Text from a ``.done`` event (or from the ``output_item.done``) is used only for a part that
-had no delta. Each block's ``meta`` keeps the item's id and fields and the part's own fields,
-so ``to_native`` gives the items back grouped as they came.
+had no delta; deltas that disagree with it (a proxy dropped some) make the reply not complete
+(a :class:`ProtocolError` at the terminal event, content and usage kept), the part's end
+appended from the ``.done`` text where the deltas brought its beginning. Each block's
+``meta`` keeps the item's and the part's fields: ``to_native`` groups the items as they came.
 
 End of stream: ``response.completed`` is complete (``tool_use`` when a client-run item
 arrived, ``refusal`` after a refusal, else ``end_turn``). ``response.incomplete`` is the
@@ -134,6 +136,7 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         self._id: str | None = None
         self._client_items = False
         self._refusal = False
+        self._lost: ProtocolError | None = None
         self._had_start = False  # response.created (or queued / in_progress) arrived
         self._handlers = {
             "response.output_text.delta": self._text_delta,
@@ -250,6 +253,8 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         if not self._had_start:
             raise ProtocolError("the reply ended, but its start (response.created) was not seen: "
                                 "only its tail arrived", raw)
+        if self._lost is not None:
+            raise self._lost
         self.finished = True
         if frame.get("type") == "response.incomplete":
             details = response.get("incomplete_details") if isinstance(response, dict) else None
@@ -331,14 +336,14 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         if kind == "message":
             for number, part in enumerate(body.get("content") or ()):
                 if isinstance(part, dict):
-                    self._part_whole(item, ("content", number), part, out, close=True)
+                    self._part_whole(item, ("content", number), part, out, close=True, raw=raw)
         elif kind == "reasoning":
-            self._reasoning_done(item, body, out)
+            self._reasoning_done(item, body, out, raw)
         elif kind in TOOL_ITEMS:
             args = item.parts.get(("args", 0)) or self._open(
                 item, ("args", 0), "tool_call", out, **call_fields(body)
             )
-            self._args_whole(args, body.get(TOOL_ITEMS[kind]), out)
+            self._args_whole(args, body.get(TOOL_ITEMS[kind]), out, item, raw)
         else:
             item.pending = None
             index = self._reserve(item)
@@ -346,11 +351,12 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
             out.append(BlockStop(index))
         self._close_all(item, out)
 
-    def _reasoning_done(self, item: Item, body: dict[str, Any], out: list[Event]) -> None:
+    def _reasoning_done(self, item: Item, body: dict[str, Any], out: list[Event],
+                        raw: bytes) -> None:
         for channel in ("summary", "content"):
             for number, part in enumerate(body.get(channel) or ()):
                 if isinstance(part, dict):
-                    self._part_whole(item, (channel, number), part, out, close=False)
+                    self._part_whole(item, (channel, number), part, out, close=False, raw=raw)
         signature = body.get("encrypted_content")
         if not item.parts:  # no text at all: one block for the item
             kind: BlockKind = "redacted_thinking" if signature else "thinking"

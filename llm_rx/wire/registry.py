@@ -116,9 +116,9 @@ class _Wrapper(Decoder):
 
 
 # Where each provider's reader ends its first frame, for the look at the head: an NDJSON
-# line, an SSE event; Bedrock's binary messages need no look (text is no event stream: the
-# reader refuses its first 12 bytes itself).
-_FIRST_FRAME: dict[str, str | None] = {"ollama": "line", "bedrock-converse": None}
+# line, an SSE event. Bedrock's binary messages are told by their first byte (text is no
+# event stream: the line that tells whose it is decides).
+_FIRST_FRAME: dict[str, str] = {"ollama": "line", "bedrock-converse": "line"}
 
 
 class CheckedDecoder(_Wrapper):
@@ -128,7 +128,11 @@ class CheckedDecoder(_Wrapper):
     frame that only another provider sends is a `WireFormatError` raised from the `decode`
     call that completed it, with the frame, before `inner` reads it, and so is another
     provider's non-stream body; the provider's own non-stream body is a
-    `NonStreamBodyError` (the sources then read it as the reply it is).
+    `NonStreamBodyError` (the sources then read it as the reply it is), and an error body
+    (``{"error": {...}}``) the `ProviderError` `from_native` gives. A body that starts as
+    JSON (``{``) is held until the scanner tells what it is, so a reader of lines or of
+    binary messages never reads a non-stream body as its own frames: naming the provider
+    never does worse than sniffing.
 
     Args:
         inner: The decoder of the provider given.
@@ -139,10 +143,10 @@ class CheckedDecoder(_Wrapper):
         super().__init__()
         self.inner: Decoder = inner
         self.expected = provider
-        framing = _FIRST_FRAME.get(provider, "event")
-        self._scanner: HeadScanner | None = (
-            HeadScanner(first_frame=framing) if framing is not None else None
+        self._scanner: HeadScanner | None = HeadScanner(
+            first_frame=_FIRST_FRAME.get(provider, "event")
         )
+        self._held: list[bytes] = []  # a JSON body's reads, until the scanner tells
 
     def settled(self) -> Decoder:
         # (once ``inner`` started or finished, ``_check`` drops the scanner at the next read
@@ -153,8 +157,19 @@ class CheckedDecoder(_Wrapper):
         return inner
 
     def decode(self, chunk: bytes) -> list[Event]:
-        if self._scanner is not None:
-            self._check(self._scanner.feed(chunk) is not None)
+        scanner = self._scanner
+        if scanner is not None:
+            self._check(scanner.feed(chunk) is not None)
+            if self._failed:
+                return []
+            if scanner.pending_object or (
+                scanner.first_byte_tells not in (None, self.expected) and not scanner.decided
+            ):  # (what the first frame is decides, not where the reads end)
+                self._held.append(chunk)
+                return []
+        if self._held:
+            chunk = b"".join([*self._held, chunk])
+            self._held = []
         if self._failed:
             return []
         return self.inner.decode(chunk)
@@ -165,7 +180,14 @@ class CheckedDecoder(_Wrapper):
             self._check(True)
         if self._failed:
             return []
-        return self.inner.flush()
+        if not self._held:
+            return self.inner.flush()
+        events = self.inner.decode(b"".join(self._held))
+        self._held = []
+        try:
+            return events + self.inner.flush()
+        except LlmRxError as error:
+            raise attach_events(error, events + getattr(error, "events", [])) from None
 
     def _check(self, told: bool) -> None:
         scanner = self._scanner
@@ -174,6 +196,9 @@ class CheckedDecoder(_Wrapper):
             # its own frames came first (trust them), or it failed by itself already
             self._scanner = None
             return
+        if scanner.error is not None:
+            self._scanner = None
+            raise self._fail_with(scanner.error)
         if scanner.nonstream is not None:
             self._scanner = None
             raise self._fail_with(
@@ -214,6 +239,8 @@ class SniffingDecoder(_Wrapper):
         scanner = self._scanner
         verdict = scanner.feed(chunk)
         if verdict is None:
+            if scanner.error is not None:
+                raise self._fail_with(scanner.error)
             if scanner.nonstream is not None:
                 raise self._fail_with(_nonstream_error(scanner.nonstream, scanner.head))
             if scanner.gave_up:
@@ -232,6 +259,8 @@ class SniffingDecoder(_Wrapper):
         scanner = self._scanner
         verdict = scanner.finish()
         head = scanner.head
+        if scanner.error is not None:
+            raise self._fail_with(scanner.error)
         if scanner.nonstream is not None:
             raise self._fail_with(_nonstream_error(scanner.nonstream, head))
         if verdict is None:

@@ -17,9 +17,10 @@ from typing import NamedTuple
 
 import orjson
 
-from ..errors import WireFormatError
+from ..errors import ProviderError, WireFormatError
+from .http import body_error
 from .nonstream import LEADING as _LEADING
-from .nonstream import first_line_nonstream, looks_nonstream, nonstream_provider
+from .nonstream import error_body, first_line_nonstream, looks_nonstream, nonstream_provider
 
 __all__ = [
     "SNIFF_LIMIT",
@@ -124,8 +125,10 @@ class HeadScanner:
     frame that tells decides (a later one, even a surer one, changes nothing, so the verdict
     does not depend on where the reads end). ``head`` is then the body so far less the comments
     and blank lines before its first frame (which decode to nothing), to hand to the decoder.
-    ``nonstream`` names the provider of a non-stream body instead; ``gave_up`` says the limit
-    was reached undecided. ``finish`` at EOF reads what is left as whole.
+    ``nonstream`` names the provider of a non-stream body instead, ``error`` is the
+    :class:`ProviderError` of an error body (``{"error": {...}}``, as ``from_native`` gives
+    it); ``gave_up`` says the limit was reached undecided. ``finish`` at EOF reads what is
+    left as whole.
     """
 
     def __init__(self, limit: int = SNIFF_LIMIT, *, first_frame: str | None = None) -> None:
@@ -137,6 +140,7 @@ class HeadScanner:
         self.first_frame = first_frame
         self.verdict: Verdict | None = None
         self.nonstream: str | None = None
+        self.error: ProviderError | None = None
         self.gave_up = False
         self.counted = 0  # bytes of frames read: what the limit counts
         self._form = b""  # the first byte of the first frame, once seen
@@ -154,7 +158,16 @@ class HeadScanner:
 
     @property
     def decided(self) -> bool:
-        return self.verdict is not None or self.nonstream is not None or self.gave_up
+        return (
+            self.verdict is not None or self.nonstream is not None or self.error is not None
+            or self.gave_up
+        )
+
+    @property
+    def pending_object(self) -> bool:
+        """Whether the body is JSON (its first byte ``{``) not told yet: a reader of another
+        form (an event stream, a line reader) waits for the verdict before reading it."""
+        return self._form == b"{" and not self.decided
 
     def feed(self, chunk: bytes) -> Verdict | None:
         if not self._form:
@@ -172,7 +185,7 @@ class HeadScanner:
         else:
             self._lines(chunk)
         unsure = self.verdict is None or not self.verdict.strong
-        if unsure and not self.nonstream and not self.gave_up and (
+        if unsure and not self.nonstream and not self.error and not self.gave_up and (
             self.counted > self.limit or self._held > _HELD_LIMIT
         ):
             self._give_up()
@@ -200,6 +213,13 @@ class HeadScanner:
         the event stream's first message (its length is its first four bytes), the array's
         first line; at most ``_RAW`` bytes of it."""
         head = self.head.lstrip(_LEADING)
+        if self._form == b"[":  # (Gemini's array holds objects: ``[build-system]`` is TOML)
+            element = head[1:].lstrip(_LEADING)[:1]
+            if not element and not final:
+                return
+            if element and element not in (b"{", b"]"):
+                self.gave_up = True
+                return
         if self._form == b"\x00":
             end = min(max(int.from_bytes(head[:4], "big"), 12), _RAW) if len(head) >= 4 else 0
         else:
@@ -292,7 +312,9 @@ class HeadScanner:
         except orjson.JSONDecodeError:
             return  # not one object per line: a JSON document
         provider = first_line_nonstream(value)
-        if provider is not None:
+        if error_body(value, strict=True):  # (an NDJSON stream never starts so)
+            self.error = body_error(value, first)
+        elif provider is not None:
             self.nonstream = provider
         else:
             self.verdict = Verdict("ollama", True, first[:200])
@@ -302,6 +324,8 @@ class HeadScanner:
         provider = looks_nonstream(head)
         if provider is not None:
             self.nonstream = provider
+        elif (error := _error_of(head)) is not None:
+            self.error = error
         elif b"\n" in head or b'"done"' in head:
             self.verdict = Verdict("ollama", True, head[:200])
 
@@ -318,6 +342,15 @@ class HeadScanner:
         self.gave_up = self.nonstream is None
 
 
+def _error_of(body: bytes) -> ProviderError | None:
+    """The error of a whole body that is a provider's error body, else ``None``."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    return body_error(value, body) if error_body(value) else None
+
+
 def sniff(head: bytes) -> str | None:
     """The provider whose stream starts with `head`.
 
@@ -330,4 +363,6 @@ def sniff(head: bytes) -> str | None:
     """
     scanner = HeadScanner()
     verdict = scanner.feed(head)
-    return verdict.provider if verdict is not None else scanner.first_byte_tells
+    if verdict is not None:
+        return verdict.provider
+    return None if scanner.gave_up else scanner.first_byte_tells

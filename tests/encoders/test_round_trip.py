@@ -158,7 +158,7 @@ def test_translate_across_providers_usage_only_where_reported(
         assert not again.reported
         return
     partial = original.input_tokens is None or original.output_tokens is None
-    if partial and target == "openai-responses":  # (its usage object is all or nothing)
+    if partial and target in ("openai-responses", "openai-chat"):  # (all or nothing)
         assert not again.reported
         return
     for name in ("input_tokens", "output_tokens"):
@@ -194,7 +194,9 @@ def test_translate_is_read_by_the_targets_sdk(cap: Capture, target: str) -> None
     assert read.text == original.text + (refusal if as_text else "")
     assert read.thinking == _summary(original, refusal_as_text=False)["thinking"]
     assert [name for _, name, _ in read.calls] == [call.name for call in original.tool_calls]
-    assert [args for _, _, args in read.calls] == [
+    # (a Gemini call that came without args goes back without: its SDK reads ``None``)
+    assert [{} if args is None and provider_of(target) == "gemini" else args
+            for _, _, args in read.calls] == [
         _object(call.arguments, call.raw_arguments, target, sdk=True)
         for call in original.tool_calls]
     for (call_id, _, _), call in zip(read.calls, original.tool_calls, strict=True):

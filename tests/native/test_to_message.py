@@ -41,11 +41,26 @@ def _signatures(response: Response) -> list[str]:
             if (sig := getattr(block, "signature", None)) is not None]
 
 
+# Fields a capture's server-tool block carries that the installed SDK's param types do not
+# know yet (the block goes back verbatim): checked without them.
+NEWER_THAN_SDK = {"anthropic/message-start-prepopulated-content.sse": "abort_reason"}
+
+
+def _without(value: Any, key: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _without(v, key) for k, v in value.items() if k != key}
+    if isinstance(value, list):
+        return [_without(item, key) for item in value]
+    return value
+
+
 @pytest.mark.parametrize("cap", MINE, ids=lambda cap: cap.name)
 def test_to_message_of_every_capture_is_its_providers_request_type(
     cap: Capture, replies: dict[str, Response]
 ) -> None:
     message = llm_rx.to_message(replies[cap.name], cap.provider)  # type: ignore[call-overload]
+    if cap.name in NEWER_THAN_SDK:
+        message = _without(message, NEWER_THAN_SDK[cap.name])
     check(cap.provider, message)
 
 

@@ -61,6 +61,11 @@ KNOWN: dict[str, dict[str, str]] = {
     # functionCall part per chunk (a name, then bare fragments), never one call.
     "gemini/sse-streaming-function-call-args-partialargs.sse": {
         "tool_calls": "one part per chunk, not assembled"},
+    "gemini/sse-streaming-args-no-args-call.sse": {
+        "tool_calls": "one part per chunk, not assembled"},
+    # A blocked prompt has no candidate, so no finish reason: the SDK has no stop to give
+    # (the block reason is in its prompt_feedback).
+    "gemini/sse-prompt-blocked.sse": {"stop_reason": "no candidate, no finish reason"},
 }
 # Recorded with enum-encoding=int. What google-genai does with integer enums depends on its
 # version: some releases take them by name only and raise a ValidationError naming the enum,

@@ -178,3 +178,20 @@ def test_anthropic_delta_type_of_another_type_decodes_as_on_the_general_path(
         assert outcome([body], "anthropic") == fast
     assert fast[1] is None
     assert Opaque(str(kind), deltas[10]) in fast[0]
+
+
+# -- a fallback block: the model that served the rest --------------------------------------------
+
+
+def test_the_model_after_a_fallback_block_is_the_served_model() -> None:
+    data = capture("anthropic/fallback-block.sse").data
+    response = llm_rx.reassemble(data, "anthropic")
+    assert response.model == "claude-opus-4-8"  # (the non-stream body's model)
+    fallback = response.content[0]
+    assert isinstance(fallback, OpaqueBlock)
+    assert fallback.raw["from"] == {"model": "claude-fable-5"}  # (the requested one, kept)
+    body = llm_rx.to_native(response, "anthropic")
+    assert body["model"] == "claude-opus-4-8"
+    assert llm_rx.from_native(body, "anthropic") == response
+    for cut in range(1, len(data), 211):
+        assert llm_rx.reassemble([data[:cut], data[cut:]], "anthropic") == response

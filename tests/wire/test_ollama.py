@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import llm_rx
 from llm_rx.errors import WireFormatError
@@ -399,3 +401,54 @@ def test_ollama_four_key_line_that_is_not_the_usual_one_is_read_whole() -> None:
     assert response.error is not None
     assert response.error.kind == "provider"
     assert response.text == "Hi"
+
+
+# -- errors do not depend on the reads ---------------------------------------------------------
+
+_OLLAMA_BODIES = sorted((HERE / "ollama").glob("*.ndjson"))
+_BAD_LINES = (
+    lambda line: b"{not json",
+    lambda line: b'{"error":"boom"}',
+    lambda line: b'{"error":{"message":"boom"}}',
+    lambda line: line[: len(line) // 2],
+    lambda line: b"[1]",
+    lambda line: b"\x00" + line,
+    lambda line: b"\xff" + line,
+    lambda line: line.replace(b'"message":{', b'"message":[{', 1),
+    lambda line: line.replace(b'"done":false', b'"done":"no"'),
+    lambda line: b"  " + line + b"\r",
+)
+
+
+def _kinds(found: tuple[object, ...]) -> tuple[object, ...]:
+    events = found[0]
+    assert isinstance(events, list)
+    return ([(type(event), *event) for event in events], *found[1:])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    body=st.sampled_from(_OLLAMA_BODIES),
+    where=st.floats(0, 1),
+    bad=st.sampled_from(range(len(_BAD_LINES))),
+    cuts=st.lists(st.floats(0, 1), max_size=8),
+)
+def test_ollama_errors_do_not_depend_on_the_reads(
+    body: Any, where: float, bad: int, cuts: list[float]
+) -> None:
+    lines = body.read_bytes().split(b"\n")
+    at = min(int(where * len(lines)), len(lines) - 1)
+    lines[at] = _BAD_LINES[bad](lines[at])
+    data = b"\n".join(lines)
+    whole = _kinds(outcome([data], "ollama"))
+    pieces = split_at(data, [int(cut * len(data)) for cut in cuts])
+    assert _kinds(outcome(pieces, "ollama")) == whole
+    assert _kinds(outcome([bytes([byte]) for byte in data[:400]] + [data[400:]], "ollama")) == whole
+
+
+def test_ollama_a_first_line_that_starts_as_another_form_fails_the_same_however_cut() -> None:
+    data = b'\x00"status":"pulling manifest"}\n' + PULL.read_bytes()
+    whole = _kinds(outcome([data], "ollama"))
+    assert whole[1] is WireFormatError
+    for cut in range(1, 300):
+        assert _kinds(outcome([data[:cut], data[cut:]], "ollama")) == whole

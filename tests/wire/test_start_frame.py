@@ -54,7 +54,9 @@ def test_start_frame_cut_off_is_not_complete(cap: Capture) -> None:
     assert response.error.kind == "protocol"
     assert "start" in response.error.message.lower()
     assert response.error.raw is not None  # the terminal frame, that found it out
-    assert _content(response) == _content(whole)  # what arrived is kept
+    # what arrived is kept (a start that carried the content took it with it)
+    kept = [] if "message_start_content" in cap.features else _content(whole)
+    assert _content(response) == kept
     _, error = decode_events([body_of(tail)], cap.provider)
     assert isinstance(error, ProtocolError)
 
