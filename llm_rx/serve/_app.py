@@ -54,6 +54,13 @@ __all__ = ["CAPTURE_HEADER", "Emulator", "create_app"]
 
 CAPTURE_HEADER = "x-llm-rx-capture"
 
+#: The largest request body read by default (``--max-body``); a larger one is answered 413.
+MAX_BODY = 16 * 1024 * 1024
+#: Seconds a request body may go without a byte before it is answered 408.
+BODY_TIMEOUT = 10.0
+#: The header of an answer given before the request was read whole: the connection ends.
+_CLOSE = {"connection": "close"}
+
 
 class _Refused(Exception):
     """A request answered with an HTTP error in the endpoint's shape."""
@@ -71,9 +78,10 @@ class Emulator:
     waiting (``script``), the ``journal`` of requests, and the standing ``fault`` (the
     ``x-llm-rx-fault`` of every request that has none of its own)."""
 
-    def __init__(self, index: CaptureIndex, pacing: Pacing) -> None:
+    def __init__(self, index: CaptureIndex, pacing: Pacing, max_body: int = MAX_BODY) -> None:
         self.index = index
         self.pacing = pacing
+        self.max_body = max_body
         self.stats = Stats()
         self.live: set[asyncio.Event] = set()
         self._framed: dict[tuple[str, str], list[bytes]] = {}
@@ -142,13 +150,41 @@ def _refusal(endpoint: Endpoint | None, refused: _Refused, stats: Stats) -> Resp
     stats.add("errors")
     status, message = refused.status, refused.message
     if endpoint is None:
-        return JSONResponse({"error": {"message": message, "type": "not_found"}}, status)
+        return JSONResponse({"error": {"message": message, "type": "not_found"}}, status,
+                            headers=refused.headers)
     body, headers = error_body(endpoint.provider, status, message)
     return JSONResponse(body, status, headers={**headers, **refused.headers})
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
+async def _read(request: Request, limit: int) -> bytes:
+    """The request body, refused (413) as soon as it is known to pass ``limit`` bytes (its
+    ``Content-Length``, or what arrived), and (408) when it stops arriving for
+    ``BODY_TIMEOUT`` seconds: never more than ``limit`` bytes are held."""
+    declared = request.headers.get("content-length", "")
+    too_large = _Refused(413, f"the request body is larger than {limit} bytes (--max-body)",
+                         _CLOSE)
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large
+    pieces: list[bytes] = []
+    size = 0
+    reads = request.stream().__aiter__()
+    while True:
+        try:
+            async with asyncio.timeout(BODY_TIMEOUT):
+                piece = await reads.__anext__()
+        except StopAsyncIteration:
+            return b"".join(pieces)
+        except TimeoutError:
+            raise _Refused(408, f"no byte of the request body for {BODY_TIMEOUT:g} s",
+                           _CLOSE) from None
+        size += len(piece)
+        if size > limit:
+            raise too_large
+        pieces.append(piece)
+
+
+async def _body(request: Request, limit: int) -> dict[str, Any]:
+    raw = await _read(request, limit)
     if not raw.strip():
         return {}
     try:
@@ -227,7 +263,7 @@ async def _handle(request: Request) -> Response:
             raise _Refused(404, f"no provider endpoint at {request.url.path}")
         body: dict[str, Any] | None = None
         try:
-            body = await _body(request)
+            body = await _body(request, emulator.max_body)
         finally:
             _journal(emulator, request, body)
         try:
@@ -265,11 +301,13 @@ def create_app(
     pace: float = 0.0,
     read_size: int = 16 * 1024,
     replay_speed: float | None = None,
+    max_body: int = MAX_BODY,
 ) -> Starlette:
     """The emulator app over the captures under ``paths`` (default: the bundled ones);
     ``app.state.emulator`` is its :class:`Emulator` (its ``stats`` among others). With
     ``replay_speed``, a capture recorded with its timing is sent at its recorded pace times
-    that speed (``--timing recorded``)."""
+    that speed (``--timing recorded``). A request body larger than ``max_body`` bytes is
+    answered 413 in the endpoint's error shape."""
     if paths is None:
         from ..data import bundled_folder
 
@@ -281,6 +319,6 @@ def create_app(
                             Route("/{path:path}", _handle, methods=["POST"]),
                             Route("/{path:path}", model_list, methods=["GET"]),
                             WebSocketRoute("/{path:path}", responses_socket)])
-    app.state.emulator = Emulator(index, Pacing(pace, read_size))
+    app.state.emulator = Emulator(index, Pacing(pace, read_size), max_body)
     app.state.emulator.replay_speed = replay_speed
     return app

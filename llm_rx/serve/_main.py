@@ -27,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "is sent read by read at its recorded times; default: paced (--pace)")
     parser.add_argument("--replay-speed", type=float, default=1.0, metavar="X",
                         help="with --timing recorded: X times the recorded pace (default: 1)")
+    parser.add_argument("--max-body", type=int, default=16 * 1024 * 1024, metavar="BYTES",
+                        help="the largest request body read; a larger one is answered 413 "
+                        "in the endpoint's error shape (default: 16777216, 16 MiB)")
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     speed = args.replay_speed if args.timing == "recorded" else None
     app = create_app(args.paths or None, pace=args.pace, read_size=args.read_size,
-                     replay_speed=speed)
+                     replay_speed=speed, max_body=args.max_body)
     sock = bind(args.host, args.port)
     emulator = app.state.emulator
     out.write(f"llm-rx serve: listening on {url_of(sock)}\n")

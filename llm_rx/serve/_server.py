@@ -8,6 +8,7 @@ has to poll for readiness.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -15,11 +16,13 @@ import threading
 from collections.abc import Iterable
 from types import FrameType, TracebackType
 
+import h11
 import uvicorn
 from starlette.applications import Starlette
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..response import Response
-from ._app import CAPTURE_HEADER, Emulator, create_app
+from ._app import CAPTURE_HEADER, MAX_BODY, Emulator, create_app
 from ._faults import FAULT_HEADER, PACE_HEADER, parse_fault
 from ._journal import JournalEntry
 from ._stats import Stats
@@ -44,13 +47,52 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+#: Seconds a connection may take to send a request's head (line and headers) whole.
+HEAD_TIMEOUT = 10.0
+#: The largest request head accepted, in bytes (larger: 400).
+MAX_HEAD = 64 * 1024
+
+
+class _Protocol(H11Protocol):
+    """uvicorn's h11 protocol, closing a connection whose request head has not arrived whole
+    ``HEAD_TIMEOUT`` seconds after it opened or after its last response (uvicorn itself
+    waits for it forever; its keep-alive timer stops at the first byte)."""
+
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        super().connection_lost(exc)
+
+    def _await_head(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        self._head_timer = self.loop.call_later(HEAD_TIMEOUT, self._head_late)
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
 class _Server(uvicorn.Server):
     """uvicorn's server, stopping on SIGINT/SIGTERM with exit status 0: the streams being
     sent are ended first, and the signal is not raised again after the shutdown."""
 
     def __init__(self, app: Starlette, *, graceful: float = 2.0) -> None:
         config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False,
-                                lifespan="off", timeout_graceful_shutdown=int(graceful) or 1)
+                                lifespan="off", timeout_graceful_shutdown=int(graceful) or 1,
+                                http=_Protocol, h11_max_incomplete_event_size=MAX_HEAD,
+                                timeout_keep_alive=5)
         super().__init__(config)
         self._emulator: Emulator | None = getattr(app.state, "emulator", None)
         self._recorder = getattr(app.state, "recorder", None)  # (llm-rx record's proxy)
@@ -105,8 +147,10 @@ class EmulatorThread:
         host: str = "127.0.0.1",
         port: int = 0,
         replay_speed: float | None = None,
+        max_body: int = MAX_BODY,
     ) -> None:
-        self.app = create_app(paths, pace=pace, read_size=read_size, replay_speed=replay_speed)
+        self.app = create_app(paths, pace=pace, read_size=read_size, replay_speed=replay_speed,
+                              max_body=max_body)
         self._sock = bind(host, port)
         self.url = url_of(self._sock)
         self._server = _Server(self.app)

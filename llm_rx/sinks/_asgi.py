@@ -4,6 +4,8 @@ a target provider's format, for gateways (needs ``starlette``: the ``serve`` ext
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +14,7 @@ from reactivex import Observable
 from ..encoders import HEADERS, MEDIA_TYPES
 from ..events import Dropped, Event
 from ..operators import encode
+from ..sources._engine import consumer_space
 
 if TYPE_CHECKING:
     from starlette.responses import StreamingResponse
@@ -19,6 +22,11 @@ if TYPE_CHECKING:
 __all__ = ["sse_response"]
 
 _END = object()
+
+#: How many reads' bytes wait for a slow client at most (a source waits for room).
+ROOM_READS = 8
+#: How many bytes may wait from a producer that cannot be made to wait, before it is cut.
+OVERFLOW = 4 * 1024 * 1024
 
 
 def sse_response(
@@ -63,17 +71,96 @@ def sse_response(
 
 
 async def _body(encoded: Observable[bytes]) -> AsyncIterator[bytes]:
-    """The encoded bytes as the async iterator a response sends; leaving it (the client
-    went away, or the stream ended) disposes the subscription."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-
-    def put(item: Any) -> None:  # (from the loop, or from a source's own thread)
-        loop.call_soon_threadsafe(queue.put_nowait, item)
-
-    subscription = encoded.subscribe(put, lambda error: put(_END), lambda: put(_END))
+    """The encoded bytes as the async iterator a response sends, through a bounded hand-off;
+    leaving it (the client went away, or the stream ended) disposes the subscription."""
+    handoff = _Handoff(asyncio.get_running_loop())
+    token = consumer_space.set(handoff.room)  # (an async source's reading waits for room)
     try:
-        while (item := await queue.get()) is not _END:
+        subscription = encoded.subscribe(handoff.put, lambda error: handoff.end(),
+                                         handoff.end)
+    finally:
+        consumer_space.reset(token)
+    try:
+        while (item := await handoff.get()) is not _END:
             yield item
     finally:
+        handoff.close()
         subscription.dispose()
+
+
+class _Handoff:
+    """The bounded hand-off between the events' reading and the response's sending.
+
+    At most ``ROOM_READS`` reads wait in it. An async source's reading task waits for room
+    (`room`, through ``llm_rx.sources._engine.consumer_space``, as ``to_aiter``'s buffer);
+    a producer on another thread (a sync source read on a scheduler's thread) blocks in
+    `put` until there is room; a producer on
+    the loop's own thread that does not wait (a ``Subject``, a sync source read in the
+    subscribe call) is cut once ``OVERFLOW`` bytes wait: the client gets a cut reply, never
+    an unbounded buffer.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._thread = threading.get_ident()
+        self._lock = threading.Condition()
+        self._items: deque[Any] = deque()
+        self._size = 0
+        self._closed = False
+        self._arrived = asyncio.Event()
+        self._taken = asyncio.Event()
+
+    def put(self, data: bytes) -> None:
+        """Hand over a read's bytes; from another thread, wait for room first."""
+        with self._lock:
+            if threading.get_ident() != self._thread:
+                self._lock.wait_for(lambda: self._closed or len(self._items) < ROOM_READS)
+            elif self._size + len(data) > OVERFLOW:  # (a producer that does not wait)
+                self._items.append(_END)
+                self._closed = True
+            if self._closed:
+                return
+            self._items.append(data)
+            self._size += len(data)
+        self._wake()
+
+    def end(self) -> None:
+        """The events ended (completed or failed): the response ends after what waits."""
+        with self._lock:
+            if self._closed:
+                return
+            self._items.append(_END)
+        self._wake()
+
+    def close(self) -> None:
+        """The response is done: release whoever waits for room; later reads are dropped."""
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+        self._taken.set()
+
+    async def get(self) -> Any:
+        """The next read's bytes (or ``_END``), waiting for one."""
+        while True:
+            with self._lock:
+                if self._items:
+                    item = self._items.popleft()
+                    if item is not _END:
+                        self._size -= len(item)
+                    self._lock.notify_all()
+                    self._taken.set()
+                    return item
+                self._arrived.clear()
+            await self._arrived.wait()
+
+    async def room(self) -> None:
+        """Returns once fewer than ``ROOM_READS`` reads wait (or the response is done)."""
+        while not self._closed and len(self._items) >= ROOM_READS:
+            self._taken.clear()
+            await self._taken.wait()
+
+    def _wake(self) -> None:
+        if threading.get_ident() == self._thread:
+            self._arrived.set()
+        else:
+            self._loop.call_soon_threadsafe(self._arrived.set)

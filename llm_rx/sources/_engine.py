@@ -55,7 +55,10 @@ def new_decoder(provider: ProviderName | None, max_frame: int = DEFAULT_MAX_FRAM
 def source_failed(error: BaseException) -> LlmRxError:
     """A byte source (a socket, a file) failed mid-stream: that is a cut stream; one that
     timed out waiting for bytes (``TimeoutError``, httpx's ``ReadTimeout``) is a
-    [`StreamTimeoutError`][llm_rx.StreamTimeoutError]."""
+    [`StreamTimeoutError`][llm_rx.StreamTimeoutError]. Running out of memory is no cut
+    stream: a ``MemoryError`` is raised again as it is."""
+    if isinstance(error, MemoryError):
+        raise error
     words = f"{type(error).__name__}: {error}".rstrip(": ")
     failure: IncompleteStreamError
     if _timed_out(error):

@@ -18,6 +18,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import CurrentThreadScheduler
 
+from ..errors import FrameTooLargeError
 from ..events import Event
 from ..wire import fast
 from ..wire.http import ERROR_BODY_LIMIT, http_error, provider_from_http
@@ -141,16 +142,17 @@ class _HttpxSource(EventSource):
         try:
             if reading.stopped():
                 return
+            _refuse_read(response)
             provider = self._provider or _provider(response)
+            _set_read_timeout(response, self._idle_timeout)  # (every body: error, whole, stream)
             chunks = iter(_body_reads(response, "iter_raw", "iter_bytes"))
             if response.status_code >= 400:
                 raise http_error(
                     response.status_code, _head(chunks), response.headers, provider
                 )
             if wants_body(response.headers.get("content-type"), _path(response)):
-                reading.emit(nonstream_events(_whole(chunks), provider))
+                reading.emit(nonstream_events(_whole(chunks, self._max_frame), provider))
                 return
-            _set_read_timeout(response, self._idle_timeout)
             decode_all(
                 new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped,
                 reading.fold,
@@ -172,13 +174,14 @@ class _HttpxSource(EventSource):
             opened.append(response)
             chunks: AsyncIterator[bytes] | None = None
             try:
+                _refuse_read(response)
                 provider = self._provider or _provider(response)
                 chunks = _body_reads(response, "aiter_raw", "aiter_bytes").__aiter__()
                 if response.status_code >= 400:
                     body = await _ahead(chunks, self._idle_timeout, ERROR_BODY_LIMIT)
                     raise http_error(response.status_code, body, response.headers, provider)
                 if wants_body(response.headers.get("content-type"), _path(response)):
-                    body = await _ahead(chunks, self._idle_timeout, limit=None)
+                    body = await _ahead(chunks, self._idle_timeout, self._max_frame, whole=True)
                     reading.emit(nonstream_events(body, provider))
                     return
                 await decode_all_async(
@@ -224,6 +227,25 @@ def close_awaitable(value: Any) -> None:
         close()
 
 
+def _refuse_read(response: Any) -> None:
+    """A response whose body was read already (a second subscription to one response) fails
+    with the response package's own ``StreamConsumed`` (a ``RuntimeError``), as reading its
+    body again with httpx does: it is no cut stream."""
+    if getattr(response, "is_stream_consumed", False) is not True:
+        return
+    try:
+        next(iter(response.iter_raw()))  # (httpx raises its StreamConsumed before any read)
+    except RuntimeError as error:
+        error.add_note(_READ_ONCE)
+        raise
+    raise RuntimeError(f"the response body was read already; {_READ_ONCE}")
+
+
+_READ_ONCE = ("from_httpx(response) reads a response once: to read a reply again, pass a "
+              "callable that opens a new response (each subscription calls it), or share() "
+              "the events")
+
+
 def _check(response: object) -> None:
     if not is_response(response):
         raise TypeError(
@@ -258,42 +280,62 @@ def _head(chunks: Iterator[bytes]) -> bytes:
             size += len(piece)
             if size >= ERROR_BODY_LIMIT:
                 break
+    except MemoryError:
+        raise
     except Exception:  # noqa: BLE001 - the error body was cut: what arrived says enough
         pass
     return b"".join(pieces)[:ERROR_BODY_LIMIT]
 
 
-def _whole(chunks: Iterator[bytes]) -> bytes:
-    """A whole non-stream body; a body cut short is a cut stream."""
-    try:
-        return b"".join(chunks)
-    except Exception as error:  # the byte source failed
-        raise source_failed(error) from error
+def _too_large(limit: int) -> FrameTooLargeError:
+    return FrameTooLargeError(f"the non-stream body grew past max_frame ({limit} bytes, "
+                              "decoded): refused while it arrived")
 
 
-async def _ahead(
-    chunks: AsyncIterator[bytes], idle_timeout: float | None, limit: int | None
-) -> bytes:
-    """The body, or with ``limit`` the start of an error body (what arrived of a cut one),
-    each read bounded by ``idle_timeout``; a non-stream body cut short is a cut stream."""
+def _whole(chunks: Iterator[bytes], limit: int) -> bytes:
+    """A whole non-stream body, refused (`FrameTooLargeError`) as soon as its decoded size
+    passes ``limit``; a body cut short is a cut stream."""
     pieces: list[bytes] = []
     size = 0
     try:
-        while limit is None or size < limit:
+        for piece in chunks:
+            size += len(piece)
+            if size > limit:
+                raise _too_large(limit)
+            pieces.append(piece)
+    except FrameTooLargeError:
+        raise
+    except Exception as error:  # the byte source failed
+        raise source_failed(error) from error
+    return b"".join(pieces)
+
+
+async def _ahead(
+    chunks: AsyncIterator[bytes], idle_timeout: float | None, limit: int, *, whole: bool = False
+) -> bytes:
+    """The start of an error body (what arrived of a cut one, up to ``limit`` bytes), or
+    with ``whole`` the whole non-stream body (refused once its decoded size passes ``limit``;
+    cut short, a cut stream), each read bounded by ``idle_timeout``."""
+    pieces: list[bytes] = []
+    size = 0
+    try:
+        while whole or size < limit:
             async with asyncio.timeout(idle_timeout):
                 try:
                     piece = await chunks.__anext__()
                 except StopAsyncIteration:
                     break
-            pieces.append(piece)
             size += len(piece)
-    except asyncio.CancelledError:
+            if whole and size > limit:
+                raise _too_large(limit)
+            pieces.append(piece)
+    except (asyncio.CancelledError, FrameTooLargeError, MemoryError):
         raise
     except Exception as error:  # the byte source failed
-        if limit is None:
+        if whole:
             raise source_failed(error) from error
     body = b"".join(pieces)
-    return body if limit is None else body[:limit]
+    return body if whole else body[:limit]
 
 
 def from_httpx(
