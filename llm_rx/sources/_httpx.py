@@ -26,6 +26,7 @@ from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._async import read_async
 from ._engine import decode_all, decode_all_async, new_decoder, source_failed
+from ._inflate import ainflated, inflated, inflater
 from ._nonstream import nonstream_events, wants_body
 from ._source import EventSource, Reading, read_through
 
@@ -258,10 +259,17 @@ def _check(response: object) -> None:
 def _body_reads(response: Any, raw: str, decoded: str) -> Any:
     """The body's reads: as they came (``iter_raw`` / ``aiter_raw``, one generator and a
     content decoder less per read) where that is what ``iter_bytes`` gives, a body with no
-    ``Content-Encoding`` (or ``identity``); else decoded (a compressed body). The shortcut
-    obeys ``fast_paths(False)``."""
+    ``Content-Encoding`` (or ``identity``); a gzip or deflate body inflated here in bounded
+    pieces (so ``max_frame`` stops a compression bomb); else decoded by the client. The
+    shortcut obeys ``fast_paths(False)``."""
     encoding = (response.headers.get("content-encoding") or "identity").strip().lower()
-    as_came = fast.enabled and encoding == "identity" and hasattr(response, raw)
+    if not hasattr(response, raw):
+        return getattr(response, decoded)()
+    inflate = inflater(encoding)
+    if inflate is not None:
+        reads = getattr(response, raw)()
+        return inflated(reads, inflate) if raw == "iter_raw" else ainflated(reads, inflate)
+    as_came = fast.enabled and encoding == "identity"
     return getattr(response, raw if as_came else decoded)()
 
 

@@ -39,11 +39,11 @@ class Reading(NamedTuple):
 
 
 def read_through(reading: Reading, work: Callable[[], None]) -> None:
-    """Run ``work`` (which reads and emits), then end ``reading`` with what it raised."""
+    """Run ``work`` (which reads and emits), then end ``reading`` with what it raised (a
+    ``MemoryError`` too, as it is: on a scheduler, raising it would leave the subscriber
+    waiting for an end that never comes)."""
     try:
         work()
-    except MemoryError:
-        raise
     except Exception as error:  # noqa: BLE001 - settled below: never lost on a scheduler
         settle(reading, error)
         return
