@@ -146,10 +146,12 @@ class _AsyncSource(EventSource):
         provider: ProviderName | None,
         max_frame: int,
         caller: str = "from_async_bytes()",
+        idle_timeout: float | None = None,
     ) -> None:
         super().__init__(provider, max_frame)
         self._chunks = chunks
         self._caller = caller
+        self._idle_timeout = idle_timeout
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         decoder: Decoder = self._decoder()
@@ -157,7 +159,8 @@ class _AsyncSource(EventSource):
         async def pump() -> None:
             iterator: AsyncIterator[bytes] = self._chunks.__aiter__()
             await decode_all_async(
-                decoder, iterator, reading.emit, reading.stopped, fold=reading.fold
+                decoder, iterator, reading.emit, reading.stopped, self._idle_timeout,
+                reading.fold,
             )
 
         return read_async(reading, pump, scheduler=scheduler, caller=self._caller)

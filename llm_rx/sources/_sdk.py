@@ -27,7 +27,11 @@ _BOTO_READ = 64 * 1024
 
 
 def from_sdk(
-    sdk_stream: Any, provider: ProviderName | None = None, *, max_frame: int = DEFAULT_MAX_FRAME
+    sdk_stream: Any,
+    provider: ProviderName | None = None,
+    *,
+    idle_timeout: float | None = None,
+    max_frame: int = DEFAULT_MAX_FRAME,
 ) -> Observable[Event]:
     """Events from what an official SDK's streaming call returned.
 
@@ -42,9 +46,17 @@ def from_sdk(
     non-stream reply (``ChatCompletion``, ``Message``, ...) is a ``TypeError`` at the call
     (read it with `llm_rx.from_native`).
 
+    ``idle_timeout`` bounds each wait for the next bytes, as `from_httpx` does, where llm-rx
+    reads them: an openai or anthropic stream (sync or async, through its HTTP response)
+    and any async stream. A sync google-genai, ollama or boto3 stream is read by the SDK's
+    own blocking iterator, which nothing outside can interrupt: with ``idle_timeout`` it is
+    a ``ValueError`` at the call (set the SDK client's own timeout instead).
+
     Args:
         sdk_stream: What an official SDK's streaming call returned (see above).
         provider: The provider id (or an alias); told from the SDK object when ``None``.
+        idle_timeout: Seconds without a byte (a chunk) after which the reply ends with a
+            `StreamTimeoutError` (``None``: no limit).
         max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
 
     Returns:
@@ -66,26 +78,37 @@ def from_sdk(
     response = wrapped_http_response(sdk_stream)
     if response is not None:
         _refuse_read(response)
-        return from_httpx(response, provider, max_frame=max_frame)
+        return from_httpx(response, provider, idle_timeout=idle_timeout, max_frame=max_frame)
     boto = boto_event_stream(sdk_stream)
     if boto is not None:
         stream, told = boto
         _refuse_read(stream)
+        _no_idle_timeout(idle_timeout, "boto3 (botocore.config.Config(read_timeout=...))")
         return _BytesSource(
             lambda: _closing(stream._raw_stream.stream(_BOTO_READ), stream.close),
             provider or told, max_frame,
         )
     _refuse_read(sdk_stream)
     if hasattr(sdk_stream, "__aiter__"):
-        return _AsyncSource(
-            _aframes(sdk_stream), provider, max_frame, "from_sdk() on an async stream"
-        )
+        return _AsyncSource(_aframes(sdk_stream), provider, max_frame,
+                            "from_sdk() on an async stream", idle_timeout)
     if hasattr(sdk_stream, "__iter__") and not isinstance(sdk_stream, dict):
+        _no_idle_timeout(idle_timeout, "google-genai (HttpOptions(timeout=...)) or ollama "
+                         "(Client(timeout=...))")
         return _BytesSource(lambda: _frames(sdk_stream), provider, max_frame)
     raise TypeError(
         "from_sdk() takes a stream from the openai, anthropic, google-genai, ollama or boto3 "
         f"SDK; got {type(sdk_stream).__name__}"
     )
+
+
+def _no_idle_timeout(idle_timeout: float | None, sdk: str) -> None:
+    if idle_timeout is not None:
+        raise ValueError(
+            "from_sdk(idle_timeout=) applies where llm-rx reads the bytes (openai, anthropic, "
+            f"any async stream); this sync stream is read by the SDK's own blocking iterator: "
+            f"set the timeout of {sdk}"
+        )
 
 
 def _refuse_read(stream: object) -> None:
