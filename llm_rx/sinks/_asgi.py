@@ -50,6 +50,12 @@ def sse_response(
     reply, never a finished one. What the target cannot carry goes to ``dropped``;
     ``background`` (a Starlette ``BackgroundTask``) runs after the response is sent.
 
+    The upstream is read only as fast as the client reads: at most ``ROOM_READS`` (8) reads
+    wait for it. An async source waits for room before its next read, a source read on
+    another thread blocks until there is room; a producer that cannot wait (a ``Subject``, a
+    sync source read in the subscribe call on the loop's thread) is cut once ``OVERFLOW``
+    (4 MiB) waits, and the client gets a cut reply.
+
     Args:
         events: The reply's events (subscribed to when the response starts).
         to: The target: a key of ``llm_rx.encoders.ENCODERS`` (a provider's stream, or

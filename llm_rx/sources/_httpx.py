@@ -366,8 +366,14 @@ def from_httpx(
     provider's own words from the error body; a non-stream JSON body gives the events of the
     same ``Response``. With ``idle_timeout``, a wait of more than that many seconds for the
     next bytes is a [`StreamTimeoutError`][llm_rx.StreamTimeoutError], after everything that arrived
-    (for a sync response through the transport's read timeout, as httpx applies it). The end,
-    an error or disposing closes the response; nothing is emitted after that.
+    (for a sync response through the transport's read timeout, as httpx applies it), for
+    every body: a stream, a non-stream body, an error body. The end, an error or disposing
+    closes the response; nothing is emitted after that.
+
+    A non-stream body larger than ``max_frame`` (its decoded size: a gzip or deflate body is
+    inflated here, 64 KiB at a time) is a `FrameTooLargeError` as soon as it grows past it.
+    A response is read once: a second subscription fails with the client's own
+    ``StreamConsumed`` (a ``RuntimeError``), not with a cut-stream error.
 
     Args:
         response: A streamed ``httpx.Response`` or ``httpx2.Response``, sync or async, or a
@@ -376,7 +382,8 @@ def from_httpx(
             path, then its bytes, when ``None``.
         idle_timeout: Seconds without a byte after which the reply ends with a
             `StreamTimeoutError` (``None``: no limit).
-        max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+        max_frame: The largest frame accepted, and the largest non-stream body, in bytes;
+            a larger one is a `FrameTooLargeError`.
 
     Returns:
         A cold observable of the reply's events.
