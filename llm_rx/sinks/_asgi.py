@@ -121,7 +121,7 @@ class _Handoff:
         with self._lock:
             if threading.get_ident() != self._thread:
                 self._lock.wait_for(lambda: self._closed or len(self._items) < ROOM_READS)
-            elif self._size + len(data) > OVERFLOW:  # (a producer that does not wait)
+            elif self._items and self._size + len(data) > OVERFLOW:  # (one that cannot wait)
                 self._items.append(_END)
                 self._closed = True
             if self._closed:

@@ -3,6 +3,7 @@ socket, its media type, and the events' subscription disposed when the client go
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -37,8 +38,23 @@ def _never_ending(observer: abc.ObserverBase[Event], scheduler: Any = None) -> D
     return Disposable(disposed.set)
 
 
+def _long_reply(frames: int) -> list[bytes]:
+    """An OpenAI chat reply of ``frames`` text frames of 1,000 characters, a read each."""
+    def frame(delta: dict[str, object], finish: str | None = None) -> bytes:
+        chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m",
+                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+    text = [frame({"content": "x" * 1000}) for _ in range(frames)]
+    return [frame({"role": "assistant", "content": ""}), *text, frame({}, "stop"),
+            b"data: [DONE]\n\n"]
+
+
 async def _reply(request: Request) -> Response:
     to = request.path_params["to"]
+    if request.query_params.get("frames"):  # (a sync source read on the loop, in subscribe)
+        reads = _long_reply(int(request.query_params["frames"]))
+        return lxs.sse_response(llm_rx.from_bytes(reads, "openai-chat"), to)
     if request.query_params.get("stall"):
         return lxs.sse_response(reactivex.create(_never_ending), to)
     return lxs.sse_response(llm_rx.from_bytes(THINKING.data, "anthropic"), to)
@@ -71,3 +87,13 @@ def test_sse_response_disposes_the_events_when_the_client_goes_away(server: str)
         first = next(reply.iter_bytes())
         assert b"Hello" in first
     assert disposed.wait(10)  # (the upstream would be closed: nothing reads it any more)
+
+
+@pytest.mark.parametrize(("frames", "complete"), [(1000, True), (10_000, False)])
+def test_sse_response_bounds_what_a_producer_that_cannot_wait_leaves(
+    server: str, frames: int, complete: bool
+) -> None:
+    body = httpx.get(f"{server}/anthropic?frames={frames}", timeout=30).content
+    reply = llm_rx.reassemble(body, "anthropic")
+    assert reply.complete is complete  # (past the bound: a cut reply, never a finished one)
+    assert len(body) < 5 * 1024 * 1024
