@@ -181,3 +181,34 @@ def test_from_httpx_async_subscribing_twice_is_streamconsumed() -> None:
 
     with server(TEXT.data) as running:
         asyncio.run(main(running.url + "/v1/chat/completions"))
+
+
+def _compressed(data: bytes, encoding: str) -> bytes:
+    wbits = {"gzip": 31, "deflate": 15, "raw-deflate": -15}[encoding]
+    deflate = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    return deflate.compress(data) + deflate.flush()
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "raw-deflate"])
+@pytest.mark.parametrize("package", [httpx, httpx2])
+def test_from_httpx_a_compressed_stream_reads_as_it_does_uncompressed(
+    encoding: str, package: Any
+) -> None:
+    body = _compressed(TEXT.data, encoding)
+    header = {"content-encoding": encoding.removeprefix("raw-")}
+    with server(body, "text/event-stream", chunk=61, headers=header) as running, \
+            package.Client() as client:
+        request = client.build_request("POST", running.url + "/v1/chat/completions")
+        reply = llm_rx.operators.to_response()(
+            llm_rx.from_httpx(client.send(request, stream=True))).run()
+    assert reply == llm_rx.reassemble(TEXT.data, "openai-chat")
+
+
+def test_from_httpx_a_cut_gzip_body_is_a_cut_stream() -> None:
+    body = _compressed(TEXT.data, "gzip")
+    with server(body, "text/event-stream", headers={"content-encoding": "gzip"},
+                drop_after=len(body) // 2) as running, httpx.Client() as client:
+        request = client.build_request("POST", running.url + "/v1/chat/completions")
+        reply = llm_rx.operators.to_response()(
+            llm_rx.from_httpx(client.send(request, stream=True))).run()
+    assert not reply.complete
