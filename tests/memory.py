@@ -39,17 +39,19 @@ def peak_rss(pid: int | None = None) -> int:
     pytest.skip("no VmHWM in /proc/PID/status")
 
 
-def child_env() -> dict[str, str]:
-    """The environment of a child process that imports this checkout's ``llm_rx``."""
+def child_env(root: Path = ROOT) -> dict[str, str]:
+    """The environment of a child process that imports the ``llm_rx`` of the checkout at
+    ``root`` (this one by default)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     return env
 
 
-def run_child(code: str, timeout: float = 120.0) -> dict[str, object]:
-    """Run ``code`` in a fresh interpreter; its last line of stdout is a JSON object."""
+def run_child(code: str, timeout: float = 120.0, root: Path = ROOT) -> dict[str, object]:
+    """Run ``code`` in a fresh interpreter (in ``root``, importing its ``llm_rx``); its last
+    line of stdout is a JSON object."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=timeout, env=child_env(), cwd=ROOT, check=False)
+                          timeout=timeout, env=child_env(root), cwd=root, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -160,11 +162,11 @@ class Child:
 
 
 @contextmanager
-def process(argv: list[str], ready: Callable[[str], bool]) -> Iterator[Child]:
-    """A child process (this checkout's ``llm_rx``), once a line of its stdout is ``ready``;
-    stopped at the end."""
+def process(argv: list[str], ready: Callable[[str], bool], root: Path = ROOT) -> Iterator[Child]:
+    """A child process (in ``root``, importing its ``llm_rx``), once a line of its stdout is
+    ``ready``; stopped at the end."""
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=child_env(), cwd=ROOT)
+                             env=child_env(root), cwd=root)
     try:
         assert child.stdout is not None
         for line in child.stdout:

@@ -1,0 +1,91 @@
+"""Peak memory where bytes wait for a slow party: what a hostile or slow peer adds to the
+peak resident set (``VmHWM``) of the process that holds the buffer, over loopback.
+
+    python -m benchmarks.memory                  # this checkout
+    python -m benchmarks.memory --root OTHER     # the llm_rx of another checkout (same cases)
+
+- ``serve``: a 100 MB request body sent to ``llm-rx serve`` (with a ``Content-Length``, and
+  chunked); the status it answers and the server's growth.
+- ``gateway``: ``examples/anthropic_gateway.py`` in front of an upstream that sends without
+  end (192 MiB at most), and a client that sends its request and never reads; the MiB the
+  upstream got out, and the gateway's growth.
+- ``gzip bomb`` / ``endless JSON``: ``from_httpx`` reading a 256 MiB gzip bomb, and an
+  endless ``application/json`` body (512 MiB at most), sync and async; the error and the
+  reader's growth.
+
+The cases are those of the memory tests (``tests/memory.py`` and the tests that use it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from pathlib import Path
+
+from tests.memory import ROOT, MiB, endless, peak_rss, process, run_child
+from tests.serve import test_limits as serve
+from tests.sinks import test_asgi_memory as gateway
+from tests.sources import test_httpx_limits as client
+
+
+def _serve(root: Path) -> None:
+    argv = [sys.executable, "-m", "llm_rx", "serve", "--port", "0"]
+    with process(argv, lambda line: "listening on" in line, root) as child:
+        for framing in ("content-length", "chunked"):
+            before = peak_rss(child.pid)
+            if framing == "chunked":
+                head = serve._head("/v1/messages", {"transfer-encoding": "chunked"})
+                body = serve._chunked(serve.BODY)
+            else:
+                head = serve._head("/v1/messages", {"content-length": str(serve.BODY)})
+                body = serve._pieces(serve.BODY)
+            status, _ = serve._exchange(child.address, head, body)
+            growth = (peak_rss(child.pid) - before) / MiB
+            print(f"serve, 100 MB body ({framing}): {status}, +{growth:.0f} MiB")
+
+
+def _gateway(root: Path) -> None:
+    first = gateway._frame({"role": "assistant", "content": ""})
+    piece = gateway._frame({"content": "x" * 1000}) * 64
+    argv = [sys.executable, "-c", gateway.GATEWAY]
+    with endless(gateway.HEAD, first, piece, budget=192 * MiB) as upstream, \
+            process([*argv, upstream.url], lambda line: line.startswith("http://"),
+                    root) as child:
+        before = peak_rss(child.pid)
+        with socket.create_connection(child.address, timeout=10) as sock:
+            sock.sendall(gateway._request(*child.address))
+            upstream.done.wait(300)
+            growth = (peak_rss(child.pid) - before) / MiB
+    print(f"gateway, a client that never reads: upstream sent {upstream.sent / MiB:.0f} MiB, "
+          f"gateway +{growth:.0f} MiB")
+
+
+def _client(root: Path) -> None:
+    for sync in (True, False):
+        mode = "sync" if sync else "async"
+        first, piece = client._gzip_bomb(256)
+        head = client.JSON_HEAD + b"content-encoding: gzip\r\n\r\n"
+        with endless(head, first, piece, budget=len(piece) * 16) as upstream:
+            result = run_child(client.CLIENT.format(url=upstream.url, sync=sync), 600, root)
+        print(f"from_httpx, 256 MiB gzip bomb ({mode}): {result['error']}, "
+              f"+{int(result['growth']) / MiB:.0f} MiB")  # type: ignore[call-overload]
+        start = b'{"id":"x","object":"chat.completion","choices":[{"message":{"content":"'
+        with endless(client.JSON_HEAD + b"\r\n", start, b"a" * 65536, 512 * MiB) as upstream:
+            result = run_child(client.CLIENT.format(url=upstream.url, sync=sync), 600, root)
+        print(f"from_httpx, endless JSON body ({mode}): {result['error']}, "
+              f"+{int(result['growth']) / MiB:.0f} MiB")  # type: ignore[call-overload]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="the checkout whose llm_rx the measured processes import")
+    root = parser.parse_args().root.resolve()
+    _serve(root)
+    _gateway(root)
+    _client(root)
+
+
+if __name__ == "__main__":
+    main()
