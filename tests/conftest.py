@@ -27,10 +27,12 @@ _SLOW_FOLDERS = ("docs", "examples", "redis", "serve")
 _SLOW_MODULES = frozenset({
     "encoders/test_round_trip.py",
     "encoders/test_ui_targets.py",
+    "sinks/test_asgi_memory.py",
     "sinks/test_asgi_ui.py",
     "sinks/test_gallery.py",
     "sinks/test_notebooks.py",
     "sources/test_httpx.py",
+    "sources/test_httpx_limits.py",
     "sources/test_httpx_reads.py",
     "sources/test_sdk.py",
     "test_boundary.py",
