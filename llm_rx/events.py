@@ -16,7 +16,9 @@ field (see `llm_rx.response.Usage.overlay`); they are never added.
 carry (and writes nothing for one it is given), so a translation loses nothing silently.
 
 Events are immutable named tuples: made once per wire frame, they sit on the hot path, and a
-tuple is the cheapest typed immutable object Python has. JSON goes through pydantic:
+tuple is the cheapest typed immutable object Python has. Their kind is part of their
+equality and of their hash: ``TextDelta(0, "a") != ThinkingDelta(0, "a")``, and neither
+equals the plain tuple ``(0, "a")`` (a set of the two holds two). JSON goes through pydantic:
 [`event_to_dict()`][llm_rx.event_to_dict] / [`event_from_dict()`][llm_rx.event_from_dict].
 """
 
@@ -215,6 +217,26 @@ Event = (
     | Dropped
 )
 
+
+def _eq(self: tuple[Any, ...], other: object) -> bool:
+    """Equal only to an event of the same kind with the same fields."""
+    if self.__class__ is not other.__class__:
+        return False if isinstance(other, tuple) else NotImplemented
+    return tuple.__eq__(self, other)  # (same class: a tuple)
+
+
+def _ne(self: tuple[Any, ...], other: object) -> bool:
+    """The negation of `_eq` (a tuple's own ``!=`` would ignore the kind)."""
+    if self.__class__ is not other.__class__:
+        return True if isinstance(other, tuple) else NotImplemented
+    return tuple.__ne__(self, other)  # (same class: a tuple)
+
+
+def _hash(self: tuple[Any, ...]) -> int:
+    """The fields' hash mixed with the kind's: two kinds with the same fields hash apart."""
+    return hash((self.__class__, tuple.__hash__(self)))
+
+
 #: Event type name (the ``"type"`` of its JSON form) -> class.
 EVENT_TYPES: dict[str, type[Any]] = {
     "message_start": MessageStart,
@@ -234,6 +256,10 @@ EVENT_TYPES: dict[str, type[Any]] = {
     "opaque": Opaque,
     "dropped": Dropped,
 }
+for _cls in EVENT_TYPES.values():  # (kind-aware comparison: construction is untouched)
+    _cls.__eq__ = _eq  # type: ignore[assignment]
+    _cls.__ne__ = _ne  # type: ignore[assignment]
+    _cls.__hash__ = _hash  # type: ignore[assignment]
 _TYPE_NAMES: dict[type[Any], str] = {cls: name for name, cls in EVENT_TYPES.items()}
 _ADAPTERS: dict[str, TypeAdapter[Any]] = {
     name: TypeAdapter(cls) for name, cls in EVENT_TYPES.items()

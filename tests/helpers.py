@@ -1,9 +1,14 @@
-"""Small helpers the tests share: decoding to a list of events, with the error at the end."""
+"""Small helpers the tests share: decoding to a list of events, with the error at the end.
+
+Two decodings are held equal by their `kinds()`: each event as its kind's name and its fields,
+so a ``ThinkingDelta`` where a ``TextDelta`` was never passes for it (events compare their
+kinds themselves too; the helper says so where it is relied on)."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from llm_rx.errors import LlmRxError
 from llm_rx.events import Event
@@ -22,6 +27,11 @@ def decode_events(
     return events, None
 
 
+def kinds(events: Sequence[Event]) -> list[tuple[Any, ...]]:
+    """Each event as ``(its kind's name, *its fields)``: what equivalence tests compare."""
+    return [(type(event).__name__, *event) for event in events]
+
+
 def split_at(data: bytes, cuts: Iterable[int]) -> list[bytes]:
     """``data`` cut at the given offsets (in any order, duplicates allowed)."""
     points = sorted({0, len(data), *(min(max(c, 0), len(data)) for c in cuts)})
@@ -29,11 +39,12 @@ def split_at(data: bytes, cuts: Iterable[int]) -> list[bytes]:
 
 
 def outcome(chunks: Iterable[bytes], provider: str | None = None) -> tuple[object, ...]:
-    """A comparable summary of decoding: the events, then the error's type, message, frame."""
+    """A comparable summary of decoding: the events with their kinds (`kinds()`), then the
+    error's type, message, frame."""
     events, error = decode_events(chunks, provider)
     if error is None:
-        return (events, None)
-    return (events, type(error), error.message, error.raw)
+        return (kinds(events), None)
+    return (kinds(events), type(error), error.message, error.raw)
 
 
 def reads_of(data: bytes, size: int) -> list[bytes]:

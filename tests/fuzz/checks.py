@@ -3,12 +3,13 @@
 1. Nothing but an ``LlmRxError`` escapes ``reassemble()`` (a ``Response`` or a typed error),
    and the ``Response`` dumps to JSON and converts ``to_native`` without an error.
 2. ``from_bytes(body).pipe(to_response()).run()`` ends (under a deadline) with the same result.
-3. Any re-chunking of the body gives the same result.
-4. With the fast paths off, the result is the same.
+3. Any re-chunking of the body gives the same result, and the same events (kinds compared).
+4. With the fast paths off, the result is the same, and so are the events.
 5. A capture cut before its terminal frame is never ``complete``.
 
 A result is the ``Response``'s ``model_dump(mode="json")``, or the error's type, message and
-frame (``raw``).
+frame (``raw``). Events are compared as ``(kind, *fields)``: a ``Response`` cannot tell a
+``ThinkingDelta`` from the ``TextDelta`` it replaced when both name the same block.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from typing import Any
 import llm_rx
 from llm_rx import operators as lxo
 from llm_rx.errors import LlmRxError
+from llm_rx.sources._engine import decode_all, new_decoder
 from llm_rx.wire import fast_paths
 
-__all__ = ["Failure", "Hang", "check", "fast_paths_off"]
+__all__ = ["Failure", "Hang", "check", "decoded", "fast_paths_off"]
 
 DEADLINE = 5.0  # seconds one run may take before it counts as a hang
 
@@ -101,6 +103,16 @@ def reassembled(chunks: Sequence[bytes], provider: str | None) -> tuple[Any, ...
     return ("response", response.model_dump(mode="json"))
 
 
+def decoded(chunks: Sequence[bytes], provider: str | None) -> tuple[Any, ...]:
+    """The events the chunks decode to, each as ``(kind, *fields)``, then the error, if any."""
+    events: list[Any] = []
+    try:
+        decode_all(new_decoder(provider), list(chunks), events.extend)  # type: ignore[arg-type]
+    except LlmRxError as error:
+        return ("events", [(type(e).__name__, *e) for e in events], *_error_result(error))
+    return ("events", [(type(e).__name__, *e) for e in events])
+
+
 def piped(body: bytes, provider: str | None) -> tuple[Any, ...]:
     try:
         response = llm_rx.from_bytes(body, provider).pipe(lxo.to_response()).run()
@@ -166,6 +178,9 @@ def check(
     if isinstance(whole, Failure):
         return [whole]
     failures: list[Failure] = []
+    events = _guarded("decode", lambda: decoded([body], provider), limit)
+    if isinstance(events, Failure):
+        return [events]
     for points in cuts:
         pieces = _split(body, points)
         got = _guarded("reassemble", lambda pieces=pieces: reassembled(pieces, provider), limit)
@@ -174,12 +189,23 @@ def check(
         elif not _same(got, whole):
             failures.append(Failure("rechunk", f"cuts {sorted(set(points))[:20]}: "
                                     f"{_diff(got, whole)}", "rechunk"))
+        got = _guarded("decode", lambda pieces=pieces: decoded(pieces, provider), limit)
+        if isinstance(got, Failure):
+            failures.append(got)
+        elif not _same(got, events):
+            failures.append(Failure("rechunk", f"cuts {sorted(set(points))[:20]}: "
+                                    f"{_diff(got, events)}", "rechunk"))
     with fast_paths_off():
         slow = _guarded("reassemble", lambda: reassembled([body], provider), limit)
+        slow_events = _guarded("decode", lambda: decoded([body], provider), limit)
     if isinstance(slow, Failure):
         failures.append(slow)
     elif not _same(slow, whole):
         failures.append(Failure("fast-path", _diff(slow, whole), "fast-path"))
+    if isinstance(slow_events, Failure):
+        failures.append(slow_events)
+    elif not _same(slow_events, events):
+        failures.append(Failure("fast-path", _diff(slow_events, events), "fast-path"))
     rx = _guarded("pipeline", lambda: piped(body, provider), limit)
     if isinstance(rx, Failure):
         failures.append(rx)
