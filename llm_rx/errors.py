@@ -18,12 +18,17 @@ LlmRxError                      base of everything below; ``raw`` is the offendi
 
 Every error carries ``raw``: the offending frame as text (or ``None`` when no frame is to
 blame, as at EOF), so a log line or a bug report has the evidence. Events decoded before the
-error was found are never lost: the sources emit them before ``on_error``.
+error was found are never lost: the sources emit them before ``on_error``, and the error
+keeps them in ``events``. A ``WireFormatError`` keeps in ``frames`` the frames its framer
+completed before it (read by the decoder, which decodes them before it fails).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:  # (the events module imports the response model, which imports this one)
+    from .events import Event
 
 __all__ = [
     "CancelledStreamError",
@@ -44,7 +49,9 @@ ErrorKind = Literal["incomplete", "provider", "wire_format", "protocol", "cancel
 
 
 class LlmRxError(Exception):
-    """Base of every error llm-rx raises; ``raw`` holds the offending frame, if any.
+    """Base of every error llm-rx raises; ``raw`` holds the offending frame, if any, and
+    ``events`` the events decoded before the error was found (emitted before ``on_error``;
+    empty when none were, or when the error did not come from decoding).
 
     Args:
         message: What went wrong, in words.
@@ -52,6 +59,8 @@ class LlmRxError(Exception):
     """
 
     kind: ErrorKind = "wire_format"
+    #: The events decoded before the error (from the same read, or the body's end).
+    events: tuple[Event, ...] = ()
 
     def __init__(self, message: str, raw: str | bytes | None = None) -> None:
         super().__init__(message)
@@ -68,26 +77,29 @@ class LlmRxError(Exception):
 
 
 class WireFormatError(LlmRxError):
-    """The bytes are not a stream of the expected wire format (bad JSON, wrong shape)."""
+    """The bytes are not a stream of the expected wire format (bad JSON, wrong shape).
 
-    kind: ErrorKind = "wire_format"
-
-
-class FrameTooLargeError(WireFormatError):
-    """A line or event grew past the framer's limit: refused instead of growing memory.
-
-    ``frames`` holds the frames the same ``decode`` call completed before the limit tripped.
+    ``frames`` holds the frames (SSE events, lines, array elements, event-stream messages)
+    a framer's ``decode`` call completed before it found the error; empty from a decoder.
 
     Args:
         message: What went wrong, in words.
         raw: The offending frame (bytes are decoded as UTF-8, with replacements).
     """
 
+    kind: ErrorKind = "wire_format"
     frames: list[Any]
 
     def __init__(self, message: str, raw: str | bytes | None = None) -> None:
         super().__init__(message, raw)
         self.frames = []
+
+
+class FrameTooLargeError(WireFormatError):
+    """A line or event grew past the framer's limit: refused instead of growing memory.
+
+    ``frames`` holds the frames the same ``decode`` call completed before the limit tripped.
+    """
 
 
 class NonStreamBodyError(WireFormatError):

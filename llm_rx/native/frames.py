@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import struct
 
-from ..errors import LlmRxError
+from ..errors import LlmRxError, WireFormatError
 from ..wire.json_array import JSONArrayDecoder
 
 __all__ = ["cut_after", "split_frames"]
@@ -70,7 +70,7 @@ def _element_ends(data: bytes) -> list[int]:
     try:
         elements = decoder.decode(data)
     except LlmRxError as error:  # (a damaged recording: its whole elements are still frames)
-        elements = list(getattr(error, "frames", []))
+        elements = list(error.frames) if isinstance(error, WireFormatError) else []
     ends, at = [], 0
     for element in elements:
         at = data.index(element, at) + len(element)

@@ -20,8 +20,9 @@ new_event = tuple.__new__
 
 
 def attach_events(error: LlmRxError, events: list[Event]) -> LlmRxError:
-    """Record on ``error`` the events decoded before it (emitted before ``on_error``)."""
-    error.events = events  # type: ignore[attr-defined]
+    """Record on ``error`` the events decoded before it (``LlmRxError.events``; emitted
+    before ``on_error``)."""
+    error.events = tuple(events)
     return error
 
 

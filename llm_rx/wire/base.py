@@ -56,7 +56,7 @@ class Decoder(Runs, ABC):
     def __init__(self) -> None:
         # Whether this stream takes the shortcuts (byte templates, batches, learned shapes):
         # read once, when the decoder is made (see :mod:`llm_rx.wire.fast`).
-        self._shortcuts = fast.enabled
+        self._shortcuts = fast.active()
         self.started = False  # MessageStart emitted
         self.finished = False  # terminal event emitted or error raised
         self.ignored_frames = 0
@@ -135,7 +135,7 @@ class Decoder(Runs, ABC):
             try:
                 frames = read()
             except WireFormatError as error:
-                frames, framing = getattr(error, "frames", []), error
+                frames, framing = error.frames, error
             handle(frames, out)
             if framing is not None and not self.finished:
                 raise framing

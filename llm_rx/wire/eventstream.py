@@ -79,7 +79,7 @@ class EventStreamMessage(NamedTuple):
 
 def _corrupt(message: str, frame: bytes, done: list[EventStreamMessage]) -> WireFormatError:
     error = WireFormatError(message, frame)
-    error.frames = done  # type: ignore[attr-defined]  # as FrameTooLargeError.frames
+    error.frames = done
     return error
 
 
@@ -146,7 +146,7 @@ class EventStreamDecoder:
         self._buffer = bytearray()
         self._need = _PRELUDE  # bytes the buffer must hold before the next look
         self._headers: dict[bytes, Mapping[str, HeaderValue]] = {}
-        self._shortcuts = fast.enabled  # (off: no header block is remembered)
+        self._shortcuts = fast.active()  # (off: no header block is remembered)
 
     @property
     def buffered(self) -> int:

@@ -127,7 +127,7 @@ class GeminiDecoder(GeminiShortcuts, SSEPayloadDecoder):
         try:
             return out + super().flush()
         except LlmRxError as error:
-            raise attach_events(error, out + getattr(error, "events", [])) from None
+            raise attach_events(error, [*out, *error.events]) from None
 
     def _decode_array(self, chunk: bytes) -> list[Event]:
         out: list[Event] = []
@@ -139,7 +139,8 @@ class GeminiDecoder(GeminiShortcuts, SSEPayloadDecoder):
             try:
                 elements = self._array.decode(chunk)
             except LlmRxError as error:
-                elements, failure = getattr(error, "frames", []), error
+                elements = error.frames if isinstance(error, WireFormatError) else []
+                failure = error
             # (as the SSE form's frames: a chunk of an unexpected shape is a wire-format
             # error carrying the element, and elements after the end are counted, unread)
             self._each(elements, out, self._array_element)

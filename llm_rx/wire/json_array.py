@@ -27,7 +27,7 @@ import re
 
 import orjson
 
-from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, WireFormatError
+from ..errors import FrameTooLargeError, IncompleteStreamError, WireFormatError
 from . import fast
 from .sse import DEFAULT_MAX_FRAME
 
@@ -79,7 +79,7 @@ class JSONArrayDecoder:
         self._pending = bytearray()
         # Elements "{\n ... \n}" may end at a "}" starting a line (a shortcut: see
         # :mod:`llm_rx.wire.fast`).
-        self._pretty = fast.enabled
+        self._pretty = fast.active()
         self._fast = False  # the element arriving may take that path
         self._broken: tuple[str, bytearray] | None = None  # why the array broke, and the bytes
 
@@ -102,8 +102,8 @@ class JSONArrayDecoder:
         out: list[bytes] = []
         try:
             self._decode(chunk, out)
-        except LlmRxError as error:
-            error.frames = out  # type: ignore[attr-defined]  # FrameTooLargeError declares it
+        except WireFormatError as error:
+            error.frames = out
             raise
         return out
 

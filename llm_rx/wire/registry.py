@@ -274,4 +274,4 @@ class SniffingDecoder(_Wrapper):
         try:
             return events + self.inner.flush()
         except LlmRxError as error:
-            raise attach_events(error, events + getattr(error, "events", [])) from None
+            raise attach_events(error, [*events, *error.events]) from None
