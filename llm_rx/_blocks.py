@@ -17,7 +17,6 @@ from .response import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from .wire import fast
 
 __all__ = ["Acc", "appender"]
 
@@ -82,7 +81,7 @@ def appender(builder: Any, event_type: Any, index: int) -> Callable[[str], objec
     gives a live read's string here instead of its event when the events only go to this
     builder (``to_response()`` right after a source, ``reassemble``: see
     ``TemplateFrames.fold_into``)."""
-    if builder.history or not fast.enabled or event_type not in _DELTAS:
+    if builder.history or not builder.shortcuts or event_type not in _DELTAS:
         return None
     acc: Acc | None = builder._blocks.get(index)
     return acc.parts.append if acc is not None else None

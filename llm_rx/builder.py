@@ -84,6 +84,9 @@ class ResponseBuilder(Reading):
         self.provider = provider
         self._given = provider  # the provider named by the caller, if any
         self.history = history
+        # Whether the read-at-a-time shortcuts are taken: the switch as it was when the
+        # builder was made (a reply is folded one way throughout; see `llm_rx.wire.fast`).
+        self.shortcuts = fast.active()
         self._seq = 0
         # Without history only the latest of each replaced value is kept (usage on every
         # chunk, thousands of choices: nothing piles up); per choice, so that a choice's
@@ -137,7 +140,7 @@ class ResponseBuilder(Reading):
             kinds: The types of `events` when the caller has them already (a `fan_out()`'s
                 hub finds them once a read).
         """
-        if not fast.enabled:  # (the shortcuts off: see :mod:`llm_rx.wire.fast`)
+        if not self.shortcuts:  # (the shortcuts off: see :mod:`llm_rx.wire.fast`)
             for event in events:
                 self.feed(event)
             return
@@ -192,14 +195,14 @@ class ResponseBuilder(Reading):
                 error that one raised (`None` when all were fed: nothing already arrived is
                 lost to a bad event).
         """
-        acc = self._one_block(events) if fast.enabled else None
+        acc = self._one_block(events) if self.shortcuts else None
         if acc is not None:  # the usual read: appended and numbered at C level
             seqs = list(range(self._seq + 1, self._seq + len(events) + 1))  # (made once)
             acc.parts.extend(map(_TEXT, events))  # (then their numbers, as ``advance`` does)
             acc.seqs += seqs
             self._seq += len(events)
             return list(map(Snapshot, repeat(self), seqs)), None
-        if len(events) > _SLICE and fast.enabled:  # (a whole body's: runs at C level)
+        if len(events) > _SLICE and self.shortcuts:  # (a whole body's: runs at C level)
             done: list[Snapshot] = []
             for start in range(0, len(events), _SLICE):
                 part, failure = self.advance_all(events[start : start + _SLICE])

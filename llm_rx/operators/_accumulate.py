@@ -72,7 +72,7 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
                     observer.on_next(builder.snapshot(final=True))
                 observer.on_completed()
 
-            if isinstance(source, EventSource) and fast.enabled:  # no hop per event
+            if isinstance(source, EventSource) and fast.active():  # no hop per event
                 return source.subscribe_steps(
                     advance_all, emit, on_step_error, on_error, on_completed, scheduler,
                 )

@@ -104,7 +104,7 @@ def cost(at: datetime | None = None) -> Callable[[Observable[Event]], Observable
                 observer.on_completed()
 
             with noting(note):
-                if isinstance(source, EventSource) and fast.enabled:  # a read at a time
+                if isinstance(source, EventSource) and fast.active():  # a read at a time
                     return source.subscribe_steps(
                         tally.feed_all, observer.on_next, on_error, on_error, on_completed,
                         scheduler,

@@ -72,7 +72,7 @@ class _Decoded(EventSource):
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         decoder = self._decoder()
-        emit, stopped, end, _ = reading  # (every event is emitted)
+        emit, stopped, end = reading.emit, reading.stopped, reading.end  # (every event emitted)
         upstream = SingleAssignmentDisposable()  # (assigned after a synchronous source too)
         over = False  # the reply ended: its terminal frame, an error, or the source's end
 
@@ -83,7 +83,7 @@ class _Decoded(EventSource):
             upstream.dispose()  # a bus that stays open is not listened to after the end
 
         def fail(error: LlmRxError) -> None:
-            emit(getattr(error, "events", []))
+            emit(list(error.events))
             finish(error)
 
         def on_next(chunk: bytes) -> None:

@@ -83,14 +83,14 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
                     ended()
 
                 result = branch(hub)
-                if isinstance(result, EventSource) and fast.enabled:  # (a tap: only the
+                if isinstance(result, EventSource) and fast.active():  # (a tap: only the
                     return result.subscribe_steps(  # last event of each read is kept)
                         _last, on_next, on_error, on_error, ended, scheduler)
                 return result.subscribe(on_next, on_error, ended, scheduler=scheduler)
 
             with gathering() as board:  # (a display in one branch shows the others' notes)
                 hub = Hub(source, auto_connect=False, board=board,  # (one fold for the
-                          fold=SharedFold() if fast.enabled else None)  # display and reply)
+                          fold=SharedFold() if fast.active() else None)  # display and reply)
                 subscriptions = [subscribe_branch(n, b) for n, b in enumerate(branches)]
             return CompositeDisposable(*subscriptions, hub.connect(scheduler))
 

@@ -35,7 +35,7 @@ def fused(
         def subscribe(
             observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            if not fast.enabled:
+            if not fast.active():
                 return otherwise(source).subscribe(observer, scheduler=scheduler)
             return source.subscribe_steps(
                 steps, observer.on_next, observer.on_error, observer.on_error,

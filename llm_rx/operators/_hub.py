@@ -104,7 +104,7 @@ class Hub(EventSource):
             self._connected = True
         source = self._source
         with noting(*self._notes):  # (the notes of every operator behind the hub)
-            if isinstance(source, EventSource) and fast.enabled:
+            if isinstance(source, EventSource) and fast.active():
                 upstream = source.subscribe_steps(
                     self._batch, _nothing, self._end, self._end, self._completed, scheduler)
             else:
@@ -159,7 +159,7 @@ def shared_fold(source: Observable[Event]) -> SharedFold | None:
     """The fold ``source`` feeds for the folds subscribed to it (see ``operators._fold``),
     when it is a ``fan_out()``'s hub that has not connected yet and the shortcuts are on;
     taking it makes the hub feed it."""
-    if not isinstance(source, Hub) or not fast.enabled:
+    if not isinstance(source, Hub) or not fast.active():
         return None
     hub = source
     fold = hub._fold
@@ -173,7 +173,7 @@ def shared_fold(source: Observable[Event]) -> SharedFold | None:
 def read_kinds(source: Observable[Event]) -> Kinds:
     """How an operator applied to ``source`` finds the types of a read's events: the hub's
     (found once a read for all its readings) when ``source`` is a hub, else each time."""
-    if isinstance(source, Hub) and fast.enabled:
+    if isinstance(source, Hub) and fast.active():
         return source.kinds
     return _kinds
 

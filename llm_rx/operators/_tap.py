@@ -56,7 +56,7 @@ class Tapped(EventSource):
     def _subscribe_core(
         self, observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        if not fast.enabled:
+        if not fast.active():
             return self._otherwise.subscribe(observer, scheduler=scheduler)
         return super()._subscribe_core(observer, scheduler)
 
@@ -90,5 +90,6 @@ class Tapped(EventSource):
                 return
             reading.end(tap.end(error))
 
-        upstream = self._source._read(Reading(emit, stopped, end), scheduler)
+        upstream = self._source._read(
+            Reading(emit, stopped, end, shortcuts=reading.shortcuts), scheduler)
         return CompositeDisposable(upstream, Disposable(tap.cancel))

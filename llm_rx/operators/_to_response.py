@@ -72,7 +72,7 @@ def to_response() -> Callable[[Observable[Event]], Observable[Response]]:
             def on_completed() -> None:
                 finish()
 
-            if isinstance(source, EventSource) and fast.enabled:  # a read at a time
+            if isinstance(source, EventSource) and fast.active():  # a read at a time
                 steps = (partial(_fed, shared.feed_all) if shared is not None
                          else partial(_fed_own, builder))
                 return source.subscribe_steps(

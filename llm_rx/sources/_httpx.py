@@ -269,7 +269,7 @@ def _body_reads(response: Any, raw: str, decoded: str) -> Any:
     if inflate is not None:
         reads = getattr(response, raw)()
         return inflated(reads, inflate) if raw == "iter_raw" else ainflated(reads, inflate)
-    as_came = fast.enabled and encoding == "identity"
+    as_came = fast.active() and encoding == "identity"
     return getattr(response, raw if as_came else decoded)()
 
 

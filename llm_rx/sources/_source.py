@@ -11,6 +11,7 @@ from reactivex.disposable import CompositeDisposable, Disposable
 
 from ..errors import LlmRxError
 from ..events import Event
+from ..wire import fast
 from ..wire.base import Decoder
 from ..wire.fast.batches import TextFold
 from ..wire.providers import ProviderName
@@ -30,20 +31,24 @@ Steps = Callable[[list[Event]], tuple[list[_T], Exception | None]]
 class Reading(NamedTuple):
     """Where a source's reading reports: each read's events, whether to stop, the end; and,
     when its events only go to a fold, where a decoder may fold a delta's string directly
-    (``fold``: see ``Decoder.fold_into``)."""
+    (``fold``: see ``Decoder.fold_into``). ``shortcuts`` is the fast-path switch as the
+    subscription saw it: the reading runs under it (`read_through`), wherever it runs."""
 
     emit: Callable[[list[Event]], None]
     stopped: Callable[[], bool]
     end: Callable[[Exception | None], None]  # (the decoding error, or ``None``)
     fold: TextFold | None = None
+    shortcuts: bool = True
 
 
 def read_through(reading: Reading, work: Callable[[], None]) -> None:
-    """Run ``work`` (which reads and emits), then end ``reading`` with what it raised (a
-    ``MemoryError`` too, as it is: on a scheduler, raising it would leave the subscriber
-    waiting for an end that never comes)."""
+    """Run ``work`` (which reads and emits) under the subscription's fast-path switch (on a
+    scheduler's thread too), then end ``reading`` with what it raised (a ``MemoryError``
+    too, as it is: on a scheduler, raising it would leave the subscriber waiting for an end
+    that never comes)."""
     try:
-        work()
+        with fast.fast_paths(reading.shortcuts):
+            work()
     except Exception as error:  # noqa: BLE001 - settled below: never lost on a scheduler
         settle(reading, error)
         return
@@ -142,7 +147,7 @@ class EventSource(Observable[Event]):
             nonlocal disposed
             disposed = True
 
-        reading = self._read(Reading(emit, stopped, end, fold), scheduler)
+        reading = self._read(Reading(emit, stopped, end, fold, fast.active()), scheduler)
         return CompositeDisposable(Disposable(dispose), reading)
 
     def _decoder(self) -> Decoder:

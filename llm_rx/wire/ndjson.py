@@ -33,7 +33,7 @@ class NDJSONDecoder:
         # The unfinished line in one growing buffer: a line arriving in many small reads
         # costs about its size, not an object per read.
         self._pending = bytearray()
-        self._shortcuts = fast.enabled  # (see :mod:`llm_rx.wire.fast`)
+        self._shortcuts = fast.active()  # (see :mod:`llm_rx.wire.fast`)
 
     def decode(
         self, chunk: bytes, block: Callable[[bytes], bool] | None = None

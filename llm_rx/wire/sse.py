@@ -83,7 +83,7 @@ class SSEDecoder:
         self._names: dict[bytes, str] = {}  # event names seen, decoded once
         # Whether reads are split at C level where their events allow (see
         # :mod:`llm_rx.wire.fast`); off, every event is parsed by the general rules.
-        self._shortcuts = fast.enabled
+        self._shortcuts = fast.active()
 
     def at_rest(self) -> bool:
         """Whether the framer holds nothing that a read's frames depend on: past the BOM

@@ -29,45 +29,55 @@ calls), ``llm_rx._blocks.appender`` (a fold's strings appended to their block, f
 ``to_response()`` after a source and ``reassemble``), the operators
 that run in their source's loop (``to_response()``, ``accumulate()``, ``text_only()``,
 ``thinking_only()``), and the one builder the live displays and ``to_response()`` behind a
-``fan_out()`` share. Each must give exactly what the general path gives. With ``enabled``
-false none is taken and nothing is shared between streams, so any input can be decoded both
+``fan_out()`` share. Each must give exactly what the general path gives. With the switch
+off none is taken and nothing is shared between streams, so any input can be decoded both
 ways and the outcomes compared::
 
     with fast_paths(False):
         slow = llm_rx.reassemble(data)
     assert llm_rx.reassemble(data) == slow
 
-The switch is read where a shortcut is chosen, never per frame: when a decoder, a framer or a
-``ChangedFields`` is made (it keeps the setting for its stream), when ``feed_all`` or
-``advance_all`` is called, and when an operator is subscribed. It is process-wide and not
-thread-safe: flip it only where no other thread is decoding (tests, a debugging session).
+The switch is scoped, like :mod:`decimal`'s context: a ``ContextVar`` that ``fast_paths()``
+sets for its ``with`` block in the current thread or asyncio task only (a task started
+inside the block inherits it; another thread, or a task started elsewhere, does not see it).
+It is read where a shortcut is chosen, once for a stream, never per frame: when a decoder, a
+framer, a ``ChangedFields`` or a ``ResponseBuilder`` is made (each keeps the setting), and
+when a pipeline is subscribed (the operators choose then, and a source's reading runs under
+the setting its subscription saw, wherever and whenever it runs), so one pipeline never
+mixes the two paths.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
-__all__ = ["enabled", "fast_paths"]
+__all__ = ["active", "fast_paths"]
 
-#: Whether shortcuts are taken (``False``: every input takes the general path).
-enabled = True
+# Whether shortcuts are taken in this thread / task (``False``: the general path only).
+_ACTIVE: ContextVar[bool] = ContextVar("llm_rx_fast_paths", default=True)
+
+#: Whether shortcuts are taken here (in this thread or task): ``True`` unless inside
+#: ``fast_paths(False)``.
+active = _ACTIVE.get
 
 
 @contextmanager
 def fast_paths(on: bool) -> Iterator[None]:
-    """Turn every speed shortcut on or off for the `with` block, then back to what it was.
+    """Turn every speed shortcut on or off for the `with` block, in the current thread or
+    asyncio task only, then back to what it was.
 
     Off, each decoder and the builder take the general path, which gives the same events
-    (what `tests/wire/test_fast_paths.py` holds); a decoder reads the switch when it is made.
+    (what `tests/wire/test_fast_paths.py` holds). The setting is read once for a stream: a
+    decoder when it is made, a pipeline when it is subscribed (its reading then keeps it,
+    even if it runs after the block, or on another thread).
 
     Args:
         on: Whether the shortcuts (byte templates, batches, learned layouts) are taken.
     """
-    global enabled
-    before = enabled
-    enabled = on
+    token = _ACTIVE.set(bool(on))
     try:
         yield
     finally:
-        enabled = before
+        _ACTIVE.reset(token)

@@ -27,7 +27,7 @@ _layouts_chars = [0]  # characters of key names held by the cache
 def layouts_for(known: frozenset[str]) -> Layouts:
     """The layout cache for objects whose fields outside ``known`` are sought: the one the
     process shares, or (with the shortcuts off) a new one of the caller's own."""
-    return _LAYOUTS.setdefault(known, {}) if fast.enabled else {}
+    return _LAYOUTS.setdefault(known, {}) if fast.active() else {}
 
 
 def keep_layout(
