@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import SingleAssignmentDisposable
@@ -12,10 +13,13 @@ from ..events import Event, MessageStop
 from ..sources import EventSource
 from ..sources._engine import decoded, flushed
 from ..sources._source import Reading
+from ..wire import fast
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["decode"]
+
+_T = TypeVar("_T")
 
 
 def decode(
@@ -73,6 +77,7 @@ class _Decoded(EventSource):
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         decoder = self._decoder()
         emit, stopped, end = reading.emit, reading.stopped, reading.end  # (every event emitted)
+        shortcuts = reading.shortcuts  # (the bytes may be pushed from any thread or task)
         upstream = SingleAssignmentDisposable()  # (assigned after a synchronous source too)
         over = False  # the reply ended: its terminal frame, an error, or the source's end
 
@@ -90,7 +95,7 @@ class _Decoded(EventSource):
             if over or stopped():
                 return
             try:
-                events = decoded(decoder, bytes(chunk))  # (behind the error boundary)
+                events = _under(shortcuts, decoded, decoder, bytes(chunk))  # (the boundary)
             except LlmRxError as error:
                 fail(error)
                 return
@@ -106,7 +111,7 @@ class _Decoded(EventSource):
             if over:
                 return
             try:
-                events = flushed(decoder)
+                events = _under(shortcuts, flushed, decoder)
             except LlmRxError as error:
                 fail(error)
                 return
@@ -117,3 +122,12 @@ class _Decoded(EventSource):
             on_next, on_error, on_completed, scheduler=scheduler
         )
         return upstream
+
+
+def _under(shortcuts: bool, work: Callable[..., _T], *args: Any) -> _T:
+    """``work(*args)`` under the fast-path setting the subscription saw (a decoder makes
+    parts of itself as the first bytes arrive, and those may be pushed from anywhere)."""
+    if fast.active() is shortcuts:
+        return work(*args)
+    with fast.fast_paths(shortcuts):
+        return work(*args)

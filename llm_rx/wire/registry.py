@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from ..errors import LlmRxError, NonStreamBodyError, WireFormatError
 from ..events import Event
+from . import fast
 from .anthropic import AnthropicDecoder
 from .base import Decoder, attach_events
 from .bedrock import BedrockDecoder
@@ -227,6 +228,7 @@ class SniffingDecoder(_Wrapper):
         self._max_frame = max_frame
         self._scanner = HeadScanner()
         self.inner = None
+        self._shortcuts = fast.active()  # (the decoder it makes later takes this setting)
 
     def settled(self) -> Decoder:
         return self.inner.settled() if self.inner is not None and not self._failed else self
@@ -248,7 +250,8 @@ class SniffingDecoder(_Wrapper):
                     "could not tell which provider's stream this is", scanner.head[:200]
                 ))
             return []
-        self.inner = _new(provider_id(verdict.provider), self._max_frame)
+        with fast.fast_paths(self._shortcuts):
+            self.inner = _new(provider_id(verdict.provider), self._max_frame)
         return self.inner.decode(scanner.head)
 
     def flush(self) -> list[Event]:
@@ -269,7 +272,8 @@ class SniffingDecoder(_Wrapper):
                 else "the stream is empty",
                 head[:200] or None,
             ))
-        self.inner = _new(provider_id(verdict.provider), self._max_frame)
+        with fast.fast_paths(self._shortcuts):
+            self.inner = _new(provider_id(verdict.provider), self._max_frame)
         events = self.inner.decode(head)
         try:
             return events + self.inner.flush()

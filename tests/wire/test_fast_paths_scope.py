@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from reactivex.scheduler import NewThreadScheduler
+from reactivex.subject import Subject
 from reactivex.testing import TestScheduler
 
 import llm_rx
@@ -162,3 +163,23 @@ def test_fast_paths_pipeline_subscribed_with_shortcuts_keeps_them_under_the_swit
         scheduler.start()
     assert [builder.shortcuts for builder in builders] == [True]
     assert values[0].model_dump(mode="json") == llm_rx.reassemble(data).model_dump(mode="json")
+
+
+def test_fast_paths_decode_operator_fed_outside_the_switch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # bug class: bytes pushed into decode() from outside the block the pipeline was
+    # subscribed in: the decoder the sniffer makes at the first bytes, and its framer, took
+    # the shortcuts there
+    data = capture(NAME).data
+    expected = llm_rx.reassemble(data).model_dump(mode="json")
+    _no_shortcuts(monkeypatch)
+    bus: Subject[bytes] = Subject()
+    values: list[Any] = []
+    errors: list[Exception] = []
+    with fast_paths(False):
+        bus.pipe(lxo.decode(), lxo.to_response()).subscribe(values.append, errors.append)
+    bus.on_next(data)
+    bus.on_completed()
+    assert errors == []
+    assert [value.model_dump(mode="json") for value in values] == [expected]
