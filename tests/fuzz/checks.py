@@ -40,7 +40,8 @@ class Hang(BaseException):
 
 @dataclass(frozen=True)
 class Failure:
-    invariant: str  # escape, pipeline-escape, hang, rechunk, fast-path, pipeline, truncation
+    invariant: str  # escape, decode-escape, pipeline-escape, hang, rechunk, fast-path, pipeline,
+    # truncation
     detail: str
     where: str  # where it was raised (the innermost llm_rx frame), for grouping
 
