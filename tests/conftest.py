@@ -31,6 +31,7 @@ _SLOW_MODULES = frozenset({
     "sinks/test_asgi_ui.py",
     "sinks/test_gallery.py",
     "sinks/test_notebooks.py",
+    "sources/test_engine_sync_async.py",
     "sources/test_httpx.py",
     "sources/test_httpx_limits.py",
     "sources/test_httpx_reads.py",
