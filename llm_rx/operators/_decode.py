@@ -11,7 +11,7 @@ from reactivex.disposable import SingleAssignmentDisposable
 from ..errors import LlmRxError
 from ..events import Event, MessageStop
 from ..sources import EventSource
-from ..sources._engine import decoded, flushed
+from ..sources._body import BodyDecoding
 from ..sources._source import Reading
 from ..wire import fast
 from ..wire.providers import ProviderName
@@ -49,7 +49,10 @@ def decode(
 
     Bytes after the end in the same chunk are not part of the reply and are not decoded (a
     transport that pushes several replies cuts its chunks at their ends). A reply whose end
-    is known only at EOF (a host that sends no terminal frame) ends when the source completes.
+    is known only at EOF (a host that sends no terminal frame) ends when the source completes;
+    so does a non-stream body (one JSON object), read then as the reply it is, as every
+    source reads it (the chunks mean what they mean to ``from_bytes``: one reading state
+    machine decodes them).
 
     Args:
         provider: The provider id (or an alias); told from the first frame when ``None``.
@@ -75,7 +78,6 @@ class _Decoded(EventSource):
         self._source = source
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
-        decoder = self._decoder()
         emit, stopped, end = reading.emit, reading.stopped, reading.end  # (every event emitted)
         shortcuts = reading.shortcuts  # (the bytes may be pushed from any thread or task)
         upstream = SingleAssignmentDisposable()  # (assigned after a synchronous source too)
@@ -87,21 +89,28 @@ class _Decoded(EventSource):
             end(error)
             upstream.dispose()  # a bus that stays open is not listened to after the end
 
+        def emitted(events: list[Event]) -> None:
+            if over:
+                return
+            emit(events)
+            if events and events[-1].__class__ is MessageStop:  # (the last event of a reply)
+                finish(None)
+
+        # The reads mean what they mean to every source: one state machine reads them.
+        body = BodyDecoding(self._decoder(), emitted)
+
         def fail(error: LlmRxError) -> None:
-            emit(list(error.events))
-            finish(error)
+            body.failed(error)
+            if not over:
+                finish(error)
 
         def on_next(chunk: bytes) -> None:
             if over or stopped():
                 return
             try:
-                events = _under(shortcuts, decoded, decoder, bytes(chunk))  # (the boundary)
+                _under(shortcuts, body.read, chunk)
             except LlmRxError as error:
                 fail(error)
-                return
-            emit(events)
-            if events and events[-1].__class__ is MessageStop:  # (the last event of a reply)
-                finish(None)
 
         def on_error(error: Exception) -> None:
             if not over:
@@ -111,12 +120,12 @@ class _Decoded(EventSource):
             if over:
                 return
             try:
-                events = _under(shortcuts, flushed, decoder)
+                _under(shortcuts, body.end)
             except LlmRxError as error:
                 fail(error)
                 return
-            emit(events)
-            finish(None)
+            if not over:
+                finish(None)
 
         upstream.disposable = self._source.subscribe(
             on_next, on_error, on_completed, scheduler=scheduler

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import reactivex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -143,3 +144,22 @@ def test_a_huge_read_is_decoded_in_pieces_by_both_loops(
     _, reply = _async([body], "openai-chat")
     assert max(sizes) == 64 * 1024
     assert reply == llm_rx.reassemble(body, "openai-chat").model_dump(mode="json")
+
+
+def _pushed(chunks: list[bytes], provider: str | None) -> tuple[Any, ...]:
+    """The events ``decode()`` gives for the chunks pushed through an observable."""
+    events: list[Any] = []
+    errors: list[Exception] = []
+    reactivex.from_iterable(chunks).pipe(lxo.decode(provider)).subscribe(
+        events.append, errors.append)
+    return (kinds(events), *_error(errors[0])) if errors else (kinds(events),)
+
+
+@pytest.mark.parametrize(("name", "body", "provider"), BODIES, ids=[b[0] for b in BODIES])
+def test_decode_operator_reads_every_body_as_the_sources_do(
+    name: str, body: bytes, provider: str | None
+) -> None:
+    # bug class: a third reading loop (the push-driven decode()) with its own idea of a
+    # body: a non-stream reply refused there, read as the reply by the sources
+    chunks = reads_of(body, 97)
+    assert _pushed(chunks, provider) == _sync(chunks, provider)[0]
