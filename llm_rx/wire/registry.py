@@ -188,7 +188,7 @@ class CheckedDecoder(_Wrapper):
         try:
             return events + self.inner.flush()
         except LlmRxError as error:
-            raise attach_events(error, events + getattr(error, "events", [])) from None
+            raise attach_events(error, [*events, *error.events]) from None
 
     def _check(self, told: bool) -> None:
         scanner = self._scanner
