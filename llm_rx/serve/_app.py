@@ -44,6 +44,8 @@ from ..response import Response as Reply
 from ._faults import FAULT_HEADER, MIDDLE, Fault, parse_fault, parse_pace
 from ._index import Capture, CaptureIndex
 from ._journal import Journal, JournalEntry
+from ._limits import Refused as _Refused
+from ._limits import read_body
 from ._models import control_routes, model_list
 from ._queue import ScriptQueue, scripted_pieces
 from ._stats import Stats
@@ -56,22 +58,6 @@ CAPTURE_HEADER = "x-llm-rx-capture"
 
 #: The largest request body read by default (``--max-body``); a larger one is answered 413.
 MAX_BODY = 16 * 1024 * 1024
-#: Seconds a request body may go without a byte before it is answered 408.
-BODY_TIMEOUT = 10.0
-#: The header of an answer given before the request was read whole: the connection ends.
-_CLOSE = {"connection": "close"}
-
-
-class _Refused(Exception):
-    """A request answered with an HTTP error in the endpoint's shape."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or {}
-
-
 class Emulator:
     """What the app serves and how (``app.state.emulator``): the captures, the default pacing,
     the ``stats`` of what it sent, and the streams still being sent; the scripted replies
@@ -156,35 +142,8 @@ def _refusal(endpoint: Endpoint | None, refused: _Refused, stats: Stats) -> Resp
     return JSONResponse(body, status, headers={**headers, **refused.headers})
 
 
-async def _read(request: Request, limit: int) -> bytes:
-    """The request body, refused (413) as soon as it is known to pass ``limit`` bytes (its
-    ``Content-Length``, or what arrived), and (408) when it stops arriving for
-    ``BODY_TIMEOUT`` seconds: never more than ``limit`` bytes are held."""
-    declared = request.headers.get("content-length", "")
-    too_large = _Refused(413, f"the request body is larger than {limit} bytes (--max-body)",
-                         _CLOSE)
-    if declared.isdigit() and int(declared) > limit:
-        raise too_large
-    pieces: list[bytes] = []
-    size = 0
-    reads = request.stream().__aiter__()
-    while True:
-        try:
-            async with asyncio.timeout(BODY_TIMEOUT):
-                piece = await reads.__anext__()
-        except StopAsyncIteration:
-            return b"".join(pieces)
-        except TimeoutError:
-            raise _Refused(408, f"no byte of the request body for {BODY_TIMEOUT:g} s",
-                           _CLOSE) from None
-        size += len(piece)
-        if size > limit:
-            raise too_large
-        pieces.append(piece)
-
-
 async def _body(request: Request, limit: int) -> dict[str, Any]:
-    raw = await _read(request, limit)
+    raw = await read_body(request, limit)
     if not raw.strip():
         return {}
     try:

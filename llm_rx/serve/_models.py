@@ -25,6 +25,7 @@ from ..native.model_lists import find_model_list, model_body, model_list_body
 from ..response import Response as Reply
 from ._faults import parse_fault
 from ._journal import JournalEntry
+from ._limits import Refused, read_body
 
 if TYPE_CHECKING:
     from ._app import Emulator
@@ -65,11 +66,25 @@ def _problem(message: str) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "type": "invalid_request_error"}}, 400)
 
 
+async def _json(request: Request) -> Any:
+    """The request's JSON body, read within ``--max-body`` (a ``Refused`` past it)."""
+    try:
+        return orjson.loads(await read_body(request, _emulator(request).max_body))
+    except orjson.JSONDecodeError:
+        raise Refused(400, "the body is not JSON") from None
+
+
+def _refused(refused: Refused) -> JSONResponse:
+    kind = "request_too_large" if refused.status == 413 else "invalid_request_error"
+    return JSONResponse({"error": {"message": refused.message, "type": kind}}, refused.status,
+                        headers=refused.headers)
+
+
 async def _queue(request: Request) -> Response:
     try:
-        body: Any = orjson.loads(await request.body())
-    except orjson.JSONDecodeError:
-        return _problem("the body is not JSON")
+        body = await _json(request)
+    except Refused as refused:
+        return _refused(refused)
     replies = body.get("replies") if isinstance(body, dict) else None
     if not isinstance(replies, list):
         return _problem('the body is {"replies": [<a Response\'s canonical JSON>, ...]}')
@@ -87,9 +102,9 @@ async def _queue(request: Request) -> Response:
 
 async def _fault(request: Request) -> Response:
     try:
-        body: Any = orjson.loads(await request.body())
-    except orjson.JSONDecodeError:
-        return _problem("the body is not JSON")
+        body = await _json(request)
+    except Refused as refused:
+        return _refused(refused)
     spec = body.get("fault", ...) if isinstance(body, dict) else ...
     if spec is not None and not isinstance(spec, str):
         return _problem('the body is {"fault": "<an x-llm-rx-fault value>"} or {"fault": null}')

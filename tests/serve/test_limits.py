@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 import openai
 import pytest
 
-from llm_rx.serve import EmulatorThread, _app, _server
+from llm_rx.serve import EmulatorThread, _limits, _server
 
 from ..loopback import WAIT
 from ..memory import MiB, peak_rss, process
@@ -119,7 +119,7 @@ def test_serve_max_body_reaches_the_sdk_as_its_413() -> None:
 
 
 def test_serve_a_body_that_stops_arriving_is_408(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_app, "BODY_TIMEOUT", 0.3)
+    monkeypatch.setattr(_limits, "BODY_TIMEOUT", 0.3)
     with EmulatorThread() as server:
         host, port = server.url.removeprefix("http://").split(":")
         status, answer = _exchange((host, int(port)),
@@ -144,3 +144,19 @@ def test_serve_a_connection_that_sends_nothing_is_closed(monkeypatch: pytest.Mon
         host, port = server.url.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port)), timeout=WAIT) as sock:
             assert sock.recv(1024) == b""
+
+
+@pytest.mark.parametrize("route", ["/_llm_rx/queue", "/_llm_rx/fault"])
+def test_serve_control_routes_keep_to_the_body_limit(route: str) -> None:
+    # bug class: the scripting routes read their bodies whole, past --max-body
+    with EmulatorThread(max_body=1000) as server:
+        host, port = server.url.removeprefix("http://").split(":")
+        status, answer = _exchange((host, int(port)),
+                                   _head(route, {"content-length": "5000"}), [b"x" * 5000])
+        assert status == 413
+        assert "larger than 1000 bytes" in json.loads(answer)["error"]["message"]
+        small = json.dumps({"fault": None}).encode()
+        status, _ = _exchange((host, int(port)),
+                              _head("/_llm_rx/fault", {"content-length": str(len(small))}),
+                              [small])
+        assert status == 200
