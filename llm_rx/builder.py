@@ -58,8 +58,7 @@ __all__ = ["ResponseBuilder", "Snapshot", "fold_error"]
 
 _TEXTS = frozenset({TextDelta, ThinkingDelta, RefusalDelta})
 _DELTAS = _TEXTS | {ToolArgsDelta}
-# A longer list of events (a whole body's, read at once) is fed a slice of so many at a time:
-# the slices inside a run of text deltas are the usual chunk, appended at C level.
+# A longer list of events (a whole body's) is fed in slices: each a usual chunk, at C level.
 _SLICE = 128
 _INDEX, _TEXT = itemgetter(0), itemgetter(1)  # of a text delta
 
@@ -84,13 +83,10 @@ class ResponseBuilder(Reading):
         self.provider = provider
         self._given = provider  # the provider named by the caller, if any
         self.history = history
-        # Whether the read-at-a-time shortcuts are taken: the switch as it was when the
-        # builder was made (a reply is folded one way throughout; see `llm_rx.wire.fast`).
-        self.shortcuts = fast.active()
+        self.shortcuts = fast.active()  # (the switch when made: one way for the whole reply)
         self._seq = 0
-        # Without history only the latest of each replaced value is kept (usage on every
-        # chunk, thousands of choices: nothing piles up); per choice, so that a choice's
-        # end or fields do not copy every other choice's.
+        # Without history only the latest of each replaced value is kept (nothing piles
+        # up); per choice, so that a choice's end or fields do not copy every other's.
         self._kept: type[History[Any]] = History if history else Latest
         self._start: History[MessageStart | None] = self._kept(None)
         self._usage: History[Usage] = self._kept(Usage())
@@ -330,12 +326,13 @@ class ResponseBuilder(Reading):
         end.set(self._seq, event)
 
     def _message_start(self, event: MessageStart) -> None:
+        """The first start; a later one fills in what it lacked, and its model (a fallback
+        model's) served the rest of the reply."""
         first = self._start.now
         if first is None:
             self.provider = self.provider or event.provider
             self._start.set(self._seq, event)
         elif (event.model and event.model != first.model) or (first.id is None and event.id):
-            # a later start fills in what the first lacked; its model served the rest
             self._start.set(self._seq, MessageStart(
                 first.provider, event.model or first.model, first.id or event.id))
 
