@@ -30,6 +30,7 @@ import llm_rx
 from llm_rx.response import Response
 
 from . import real_streams
+from .run import floor_gemini, floor_ollama
 
 Floor = Callable[[list[bytes]], str]
 
@@ -60,27 +61,6 @@ def floor_anthropic(chunks: list[bytes]) -> str:
         if event["type"] == "content_block_delta":
             delta = event["delta"]
             text = delta.get("text") or delta.get("thinking")
-            if text:
-                out.append(text)
-    return "".join(out)
-
-
-def floor_gemini(chunks: list[bytes]) -> str:
-    out: list[str] = []
-    for payload in _sse_payloads(chunks):
-        for candidate in orjson.loads(payload).get("candidates") or ():
-            for part in candidate["content"]["parts"]:
-                text = part.get("text")
-                if text:
-                    out.append(text)
-    return "".join(out)
-
-
-def floor_ollama(chunks: list[bytes]) -> str:
-    out: list[str] = []
-    for line in b"".join(chunks).split(b"\n"):
-        if line:
-            text = orjson.loads(line)["message"]["content"]
             if text:
                 out.append(text)
     return "".join(out)

@@ -103,9 +103,6 @@ class AgUIEncoder(UIEncoder):
 
     def _on_block_start(self, event: BlockStart, out: list[bytes]) -> None:
         index, kind = event.index, event.kind
-        if event.choice != 0:
-            self.drop("choice", index, "a run's reply is one message", event.raw)
-            return
         self._open(out)
         message = self._id(index)
         if kind in ("text", "refusal"):

@@ -111,14 +111,10 @@ class VercelUIEncoder(UIEncoder):
         pass  # (written lazily: the metadata that follows the start goes with it)
 
     def _on_metadata(self, event: MetadataUpdate, out: list[bytes]) -> None:
-        if event.choice == 0:
-            self._choice.update(event.fields)
+        self._choice.update(event.fields)  # (choice 0 only: the base drops the others)
 
     def _on_block_start(self, event: BlockStart, out: list[bytes]) -> None:
         index, kind = event.index, event.kind
-        if event.choice != 0:
-            self.drop("choice", index, "a UI message holds one choice", event.raw)
-            return
         self._open(out)
         part = str(index)
         if kind in ("text", "refusal"):

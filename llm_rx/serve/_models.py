@@ -62,8 +62,10 @@ async def model_list(request: Request) -> Response:
     return JSONResponse(model_body(provider, emulator.index.get(model).id))  # type: ignore[union-attr]
 
 
-def _problem(message: str) -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": "invalid_request_error"}}, 400)
+def _problem(message: str, status: int = 400, headers: dict[str, str] | None = None
+             ) -> JSONResponse:
+    kind = "request_too_large" if status == 413 else "invalid_request_error"
+    return JSONResponse({"error": {"message": message, "type": kind}}, status, headers=headers)
 
 
 async def _json(request: Request) -> Any:
@@ -74,17 +76,11 @@ async def _json(request: Request) -> Any:
         raise Refused(400, "the body is not JSON") from None
 
 
-def _refused(refused: Refused) -> JSONResponse:
-    kind = "request_too_large" if refused.status == 413 else "invalid_request_error"
-    return JSONResponse({"error": {"message": refused.message, "type": kind}}, refused.status,
-                        headers=refused.headers)
-
-
 async def _queue(request: Request) -> Response:
     try:
         body = await _json(request)
     except Refused as refused:
-        return _refused(refused)
+        return _problem(refused.message, refused.status, refused.headers)
     replies = body.get("replies") if isinstance(body, dict) else None
     if not isinstance(replies, list):
         return _problem('the body is {"replies": [<a Response\'s canonical JSON>, ...]}')
@@ -104,7 +100,7 @@ async def _fault(request: Request) -> Response:
     try:
         body = await _json(request)
     except Refused as refused:
-        return _refused(refused)
+        return _problem(refused.message, refused.status, refused.headers)
     spec = body.get("fault", ...) if isinstance(body, dict) else ...
     if spec is not None and not isinstance(spec, str):
         return _problem('the body is {"fault": "<an x-llm-rx-fault value>"} or {"fault": null}')
