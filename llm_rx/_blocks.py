@@ -76,12 +76,12 @@ def appender(builder: Any, event_type: Any, index: int) -> Callable[[str], objec
     """Where the strings of ``event_type(index, string)`` deltas may be appended to a
     ``ResponseBuilder`` directly, as feeding each delta would append it: the block's
     ``list.append`` (a text, thinking, refusal or argument delta of a started block, a builder
-    without history, the shortcuts on), else ``None``. Valid until the next event is fed;
+    without history), else ``None``. Valid until the next event is fed;
     such strings take no sequence number (a builder without history reads none). A source
     gives a live read's string here instead of its event when the events only go to this
     builder (``to_response()`` right after a source, ``reassemble``: see
     ``TemplateFrames.fold_into``)."""
-    if builder.history or not builder.shortcuts or event_type not in _DELTAS:
+    if builder.history or event_type not in _DELTAS:
         return None
     acc: Acc | None = builder._blocks.get(index)
     return acc.parts.append if acc is not None else None

@@ -51,7 +51,6 @@ from .events import (
     UsageUpdate,
 )
 from .response import Block, Response, Usage
-from .wire import fast
 
 __all__ = ["ResponseBuilder", "Snapshot", "fold_error"]
 
@@ -83,7 +82,6 @@ class ResponseBuilder(Reading):
         self.provider = provider
         self._given = provider  # the provider named by the caller, if any
         self.history = history
-        self.shortcuts = fast.active()  # (the switch when made: one way for the whole reply)
         self._seq = 0
         # Without history only the latest of each replaced value is kept (nothing piles
         # up); per choice, so that a choice's end or fields do not copy every other's.
@@ -136,10 +134,6 @@ class ResponseBuilder(Reading):
             kinds: The types of `events` when the caller has them already (a `fan_out()`'s
                 hub finds them once a read).
         """
-        if not self.shortcuts:  # (the shortcuts off: see :mod:`llm_rx.wire.fast`)
-            for event in events:
-                self.feed(event)
-            return
         if not self.history and events.__class__ is list:
             kinds = kinds or frozenset(map(type, events))
             acc = self._one_block(events, kinds)
@@ -191,14 +185,14 @@ class ResponseBuilder(Reading):
                 error that one raised (`None` when all were fed: nothing already arrived is
                 lost to a bad event).
         """
-        acc = self._one_block(events) if self.shortcuts else None
+        acc = self._one_block(events)
         if acc is not None:  # the usual read: appended and numbered at C level
             seqs = list(range(self._seq + 1, self._seq + len(events) + 1))  # (made once)
             acc.parts.extend(map(_TEXT, events))  # (then their numbers, as ``advance`` does)
             acc.seqs += seqs
             self._seq += len(events)
             return list(map(Snapshot, repeat(self), seqs)), None
-        if len(events) > _SLICE and self.shortcuts:  # (a whole body's: runs at C level)
+        if len(events) > _SLICE:  # (a whole body's: runs at C level)
             done: list[Snapshot] = []
             for start in range(0, len(events), _SLICE):
                 part, failure = self.advance_all(events[start : start + _SLICE])

@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from orjson import JSONDecodeError
 
 from ..errors import (
     IncompleteStreamError,
@@ -62,7 +63,7 @@ from ._anthropic_tables import (
     TOOL_FIELDS,
     extras,
 )
-from ._checks import array, mapping, optional_string, string
+from ._checks import MAX_DEPTH, array, mapping, maybe_too_deep, optional_string, string
 from .anthropic_usage import usage_from_anthropic
 from .base import SSEPayloadDecoder, new_event
 from .http import in_band_error
@@ -71,18 +72,17 @@ from .sse import SSEEvent
 
 __all__ = ["AnthropicDecoder", "usage_from_anthropic"]
 
+_loads = orjson.loads
 
-# delta type -> (event, the delta's string field, the bytes before that string on the wire)
-_FAST_DELTAS: dict[Any, tuple[type[Any], str, bytes]] = {
-    kind: (event, field, b'"delta":{"type":"%s","%s":"' % (kind.encode(), field.encode()))
-    for kind, event, field in (
-        ("text_delta", TextDelta, "text"),
-        ("thinking_delta", ThinkingDelta, "thinking"),
-        ("input_json_delta", ToolArgsDelta, "partial_json"),
-    )
+
+# delta type -> (event, the delta's string field): the deltas the hot path decodes directly
+_FAST_DELTAS: dict[Any, tuple[type[Any], str]] = {
+    "text_delta": (TextDelta, "text"),
+    "thinking_delta": (ThinkingDelta, "thinking"),
+    "input_json_delta": (ToolArgsDelta, "partial_json"),
 }
-
-_NO_TYPE = object()  # equal to no frame's type
+# A frame at most this long cannot be nested too deep (``maybe_too_deep``): not counted.
+_SHALLOW = 2 * MAX_DEPTH
 
 # A server-tool (opaque) block being streamed: its index, the start's block, the
 # ``input_json_delta`` fragments and each string field's deltas (all joined once, at its end).
@@ -103,9 +103,6 @@ class AnthropicDecoder(SSEPayloadDecoder):
         self._next_block = 0
         self._opaque: dict[int, _OpaqueBlock] = {}
         self._stop: tuple[StopReason, Any, str | None] | None = None
-        # The frame type the hot path takes: none with the shortcuts off (chosen once here,
-        # so the hot path does no more per frame).
-        self._hot: object = "content_block_delta" if self._shortcuts else _NO_TYPE
         self._handlers = {
             "content_block_delta": self._block_delta,
             "content_block_start": self._block_start,
@@ -120,14 +117,13 @@ class AnthropicDecoder(SSEPayloadDecoder):
     payload_names_kind = True  # every payload has its "type" (only ``error`` needs the name)
 
     def _data(self, data: bytes, out: list[Event]) -> None:
-        self._frame(self._parse(data), "message", data, out)
-
-    def _event(self, event: SSEEvent, out: list[Event]) -> None:
-        self._frame(self._parse(event.data), event.event, event.data, out)
-
-    def _frame(self, frame: dict[str, Any], name: str, data: bytes, out: list[Event]) -> None:
-        self._forget()
-        if name != "error" and frame.get("type") == self._hot:
+        try:
+            frame = _loads(data)
+        except JSONDecodeError:
+            frame = None
+        if frame.__class__ is not dict or (len(data) > _SHALLOW and maybe_too_deep(data)):
+            frame = self._parse(data)  # (the typed error, or the depth walked)
+        if frame.get("type") == "content_block_delta":
             # The hot path: a text, thinking or argument delta for an open block.
             wire = frame.get("index")
             index = self._blocks.get(wire) if wire.__class__ is int else None
@@ -136,13 +132,20 @@ class AnthropicDecoder(SSEPayloadDecoder):
                 kind = delta.get("type")  # (a str: an object there is no key, but opaque)
                 fast = _FAST_DELTAS.get(kind) if kind.__class__ is str else None
                 value = delta.get(fast[1]) if fast is not None else None
-                if fast is not None and value.__class__ is str:
-                    event_type, _, marker = fast
+                if value.__class__ is str:
+                    event_type = fast[0]  # type: ignore[index]  # (value is a str: fast is set)
                     if value or event_type is not ToolArgsDelta:
                         out.append(new_event(event_type, (index, value)))
-                    self._learn(data, marker, value, event_type, index,
-                                event_type is not ToolArgsDelta)
                     return
+        self._frame(frame, "message", data, out)
+
+    def _event(self, event: SSEEvent, out: list[Event]) -> None:
+        if event.event != "error":  # (the payload names its kind: see ``payload_names_kind``)
+            self._data(event.data, out)
+        else:
+            self._frame(self._parse(event.data), "error", event.data, out)
+
+    def _frame(self, frame: dict[str, Any], name: str, data: bytes, out: list[Event]) -> None:
         kind = frame.get("type")
         if name == "error":
             kind = "error"

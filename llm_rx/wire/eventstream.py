@@ -36,7 +36,6 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from ..errors import FrameTooLargeError, WireFormatError
-from . import fast
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = [
@@ -146,7 +145,6 @@ class EventStreamDecoder:
         self._buffer = bytearray()
         self._need = _PRELUDE  # bytes the buffer must hold before the next look
         self._headers: dict[bytes, Mapping[str, HeaderValue]] = {}
-        self._shortcuts = fast.active()  # (off: no header block is remembered)
 
     @property
     def buffered(self) -> int:
@@ -207,7 +205,7 @@ class EventStreamDecoder:
                 except (ValueError, IndexError) as reason:
                     raise _corrupt(f"event-stream headers are malformed: {reason}",
                                    data[pos:end], out) from None
-                if self._shortcuts and len(self._headers) < _CACHE_LIMIT:
+                if len(self._headers) < _CACHE_LIMIT:
                     self._headers[block] = headers
             out.append(_new(EventStreamMessage, (headers, data[payload : end - 4])))
             pos = end

@@ -28,7 +28,6 @@ import re
 import orjson
 
 from ..errors import FrameTooLargeError, IncompleteStreamError, WireFormatError
-from . import fast
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["JSONArrayDecoder"]
@@ -77,9 +76,9 @@ class JSONArrayDecoder:
         # The bytes of the unfinished element, in one growing buffer: an element arriving
         # in many small reads costs about its size, not an object per read.
         self._pending = bytearray()
-        # Elements "{\n ... \n}" may end at a "}" starting a line (a shortcut: see
-        # :mod:`llm_rx.wire.fast`).
-        self._pretty = fast.active()
+        # Elements "{\n ... \n}" may end at a "}" starting a line (tried, and the element
+        # parsed to check: when it does not parse, the element is scanned from then on).
+        self._pretty = True
         self._fast = False  # the element arriving may take that path
         self._broken: tuple[str, bytearray] | None = None  # why the array broke, and the bytes
 

@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 from ..errors import FrameTooLargeError
 from ..events import Event
-from . import fast
 from .base import Decoder
 from .sse import DEFAULT_MAX_FRAME
 
@@ -33,7 +32,6 @@ class NDJSONDecoder:
         # The unfinished line in one growing buffer: a line arriving in many small reads
         # costs about its size, not an object per read.
         self._pending = bytearray()
-        self._shortcuts = fast.active()  # (see :mod:`llm_rx.wire.fast`)
 
     def decode(
         self, chunk: bytes, block: Callable[[bytes], bool] | None = None
@@ -64,7 +62,7 @@ class NDJSONDecoder:
         rest = lines.pop()
         out: list[bytes]
         limit = self.max_frame
-        if self._shortcuts and max(map(len, lines)) <= limit:  # (C-level work only)
+        if not lines or max(map(len, lines)) <= limit:  # (C-level work only)
             out = list(map(bytes.strip, lines))
             if b"" in out:
                 out = [line for line in out if line]
@@ -117,7 +115,7 @@ class NDJSONPayloadDecoder(Decoder):
         self._lines = NDJSONDecoder(max_frame)
 
     def decode(self, chunk: bytes) -> list[Event]:
-        if not self._lines._shortcuts:
+        if not self._shortcuts:
             return self._run(lambda: self._lines.decode(chunk), self._lines_of)
         taken: list[Event] = []  # (the events of the lines the speed mechanism took whole)
 

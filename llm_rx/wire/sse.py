@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..errors import FrameTooLargeError
-from . import fast
 
 __all__ = ["DEFAULT_MAX_FRAME", "SSEDecoder", "SSEEvent"]
 
@@ -81,9 +80,6 @@ class SSEDecoder:
         self._started = False  # past the BOM check
         self._head = b""  # first bytes held until the BOM check can be decided
         self._names: dict[bytes, str] = {}  # event names seen, decoded once
-        # Whether reads are split at C level where their events allow (see
-        # :mod:`llm_rx.wire.fast`); off, every event is parsed by the general rules.
-        self._shortcuts = fast.active()
 
     def at_rest(self) -> bool:
         """Whether the framer holds nothing that a read's frames depend on: past the BOM
@@ -110,32 +106,43 @@ class SSEDecoder:
         Args:
             chunk: The next bytes of the body, cut anywhere.
         """
-        shortcuts = self._shortcuts
-        if shortcuts and len(chunk) > 2 * PIECE:
+        if len(chunk) > 2 * PIECE:
             cut = chunk.find(b"\n\n", PIECE)
             if 0 <= cut < len(chunk) - PIECE:
                 return self._in_pieces(chunk, cut + 2)
         if (  # One whole "data: ..." event and nothing else: a live stream's usual read.
-            shortcuts
-            and chunk.endswith(b"\n\n")
+            chunk.endswith(b"\n\n")
             and chunk.startswith(b"data: ")
             and chunk.count(b"\n") == 2
-            and self._started
-            and not self._pending
-            and not self._skip_lf
-            and self.last_event_id is None
             and len(chunk) - 2 <= self.max_frame
             and b"\r" not in chunk
+            and self.at_rest()
         ):
             self.recognised = True
             return [chunk[6:-2]] if len(chunk) > 8 else []
+        body = self._complete(chunk)
+        if body is None:
+            return []
+        body, rest = body[: (end := body.rfind(b"\n\n"))], body[end + 2 :]
+        events = self._uniform(body) if self.last_event_id is None else None
+        if events is None:
+            events = []
+            for block in body.split(b"\n\n"):
+                self._block(block, events)
+        if rest:
+            self._hold_after(rest, events)
+        return events
+
+    def _complete(self, chunk: bytes) -> bytes | None:
+        """The pending bytes and ``chunk`` (line ends normalised), when they complete an
+        event; else ``None`` (then ``chunk`` is held)."""
         if not self._started:
             if chunk[:1] == b"d" and not self._head:  # ("data:", no BOM to strip)
                 self._started = True
             else:
                 chunk = self._strip_bom(chunk)
                 if not chunk:
-                    return []
+                    return None
         if self._skip_lf and chunk:
             self._skip_lf = False
             if chunk[:1] == b"\n":  # the "\n" of a "\r\n" split across chunks
@@ -151,92 +158,73 @@ class SSEDecoder:
         ):
             if chunk:
                 self._hold(chunk)
-            return []
+            return None
         if pending:
             pending += chunk
             chunk = bytes(pending)
             pending.clear()
-        end = chunk.rfind(b"\n\n")
-        body, rest = chunk[:end], chunk[end + 2 :]
-        events: list[bytes | SSEEvent]
-        limit = self.max_frame
-        if (
-            shortcuts
-            and not self.names
-            and body.startswith(b"event: ")
-            and self.last_event_id is None
-            and b"event: error" not in body
-        ):
-            # Fast path for "event: name\ndata: {...}" events whose payload names its kind:
-            # when every block is exactly those two lines, the lines of the batch are event,
-            # data, blank, event, ... (all checked at C level, no Python work per event).
-            lines = body.split(b"\n")
-            count = (len(lines) + 1) // 3
-            if len(lines) == 3 * count - 1:
-                names = b"\n".join(lines[0::3])
-                datas = b"\n".join(lines[1::3])
-                if (
-                    not any(lines[2::3])
-                    and datas.startswith(b"data: ")
-                    and datas.count(b"\ndata: ") == count - 1
-                    and names.count(b"\nevent: ") == count - 1
-                ):
-                    self.recognised = True
-                    payloads = datas[6:].split(b"\ndata: ")
-                    if 2 * max(map(len, lines)) + 1 > limit:  # (a block's bound)
-                        blocks = body.split(b"\n\n")
-                        if max(map(len, blocks)) > limit:
-                            at = next(i for i, b in enumerate(blocks) if len(b) > limit)
-                            raise self._too_large(
-                                blocks[at], [p for p in payloads[:at] if p]
-                            )
-                    events = [p for p in payloads if p] if b"" in payloads else payloads  # type: ignore[assignment]
-                    if rest:
-                        self._hold_after(rest, events)
-                    return events
-        if (
-            shortcuts
-            and body.startswith(b"data: ")
-            and self.last_event_id is None
-            and body.count(b"\n") == 2 * body.count(b"\n\ndata: ")
-        ):
-            # Fast path: every event of the batch is one "data: ..." line (C-level work only).
-            self.recognised = True
+        return chunk
+
+    def _uniform(self, body: bytes) -> list[bytes | SSEEvent] | None:
+        """The payloads of complete events (``body``, no id so far) that are all one
+        ``data:`` line, or (names not kept) all an ``event:`` line and one ``data:`` line,
+        and no ``error`` event: split at C level, no Python work per event. ``None`` when
+        they are not all of one such layout."""
+        if body.startswith(b"data: "):
+            if body.count(b"\n") != 2 * body.count(b"\n\ndata: "):
+                return None
             payloads = body[6:].split(b"\n\ndata: ")
-            if max(map(len, payloads)) + 6 > limit:
-                too_long = next(p for p in payloads if len(p) + 6 > limit)
+            if max(map(len, payloads)) + 6 > self.max_frame:
+                too_long = next(p for p in payloads if len(p) + 6 > self.max_frame)
                 done = payloads[: payloads.index(too_long)]
                 raise self._too_large(b"data: " + too_long, [p for p in done if p])
-            if b"" in payloads:  # "data: " alone dispatches nothing
-                payloads = [payload for payload in payloads if payload]
-            events = payloads  # type: ignore[assignment]  # (list is invariant)
+        elif self.names or not body.startswith(b"event: ") or b"event: error" in body:
+            return None
         else:
-            events = []
-            for block in body.split(b"\n\n"):
-                if len(block) > limit:
-                    raise self._too_large(block, events)
-                if not shortcuts:
-                    if block:
-                        self._parse_block(block, events)
-                elif block.startswith(b"data: ") and b"\n" not in block:
-                    self.recognised = True
-                    if len(block) > 6:
-                        data = block[6:]
-                        events.append(data if self.last_event_id is None else SSEEvent(
-                            "message", data, self.last_event_id))
-                elif block.startswith(b"event: ") and block.count(b"\n") == 1:
-                    name, _, line = block.partition(b"\n")
-                    if line.startswith(b"data: ") and len(line) > 6:  # "event: x\ndata: {...}"
-                        self.recognised = True
-                        events.append(SSEEvent(self._name(name[7:]), line[6:],
-                                               self.last_event_id))
-                    else:
-                        self._parse_block(block, events)
-                elif block:
-                    self._parse_block(block, events)
-        if rest:
-            self._hold_after(rest, events)
-        return events
+            # "event: name\ndata: {...}" blocks whose payload names its kind: the lines are
+            # event, data, blank, event, ... (checked at C level).
+            lines = body.split(b"\n")
+            count = (len(lines) + 1) // 3
+            if len(lines) != 3 * count - 1 or any(lines[2::3]):
+                return None
+            datas = b"\n".join(lines[1::3])
+            if not (datas.startswith(b"data: ") and datas.count(b"\ndata: ") == count - 1
+                    and b"\n".join(lines[0::3]).count(b"\nevent: ") == count - 1):
+                return None
+            payloads = datas[6:].split(b"\ndata: ")
+            if 2 * max(map(len, lines)) + 1 > self.max_frame:  # (a block's bound)
+                blocks = body.split(b"\n\n")
+                at = next((i for i, b in enumerate(blocks) if len(b) > self.max_frame), None)
+                if at is not None:
+                    raise self._too_large(blocks[at], [p for p in payloads[:at] if p])
+        self.recognised = True
+        if b"" in payloads:  # ("data: " alone dispatches nothing)
+            payloads = [payload for payload in payloads if payload]
+        return payloads  # type: ignore[return-value]  # (list is invariant)
+
+    def _block(self, block: bytes, events: list[Any]) -> None:
+        """One complete event's lines: the usual layouts directly, any other by the
+        general rules."""
+        if len(block) > self.max_frame:
+            raise self._too_large(block, events)
+        if block.startswith(b"data: ") and b"\n" not in block:
+            self.recognised = True
+            if len(block) > 6:
+                data = block[6:]
+                events.append(data if self.last_event_id is None else SSEEvent(
+                    "message", data, self.last_event_id))
+        elif block.startswith(b"event: ") and block.count(b"\n") == 1:
+            name, _, line = block.partition(b"\n")
+            if line.startswith(b"data: ") and len(line) > 6:  # "event: x\ndata: {...}"
+                self.recognised = True
+                if self.names or name == b"event: error" or self.last_event_id is not None:
+                    events.append(SSEEvent(self._name(name[7:]), line[6:], self.last_event_id))
+                else:  # (a payload that names its kind: see ``names``)
+                    events.append(line[6:])
+            else:
+                self._parse_block(block, events)
+        elif block:
+            self._parse_block(block, events)
 
     def _in_pieces(self, chunk: bytes, end: int) -> list[bytes | SSEEvent]:
         """Frame a large chunk a piece at a time (the first up to ``end``), each cut just
