@@ -23,7 +23,7 @@ what arrived). Arguments that never parse are kept raw with ``arguments: None``,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from itertools import groupby, repeat
+from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
@@ -134,27 +134,27 @@ class ResponseBuilder(Reading):
             kinds: The types of `events` when the caller has them already (a `fan_out()`'s
                 hub finds them once a read).
         """
-        if not self.history and events.__class__ is list:
-            kinds = kinds or frozenset(map(type, events))
-            acc = self._one_block(events, kinds)
-            if acc is not None:  # the usual chunk: appended at C level
-                acc.parts.extend(map(_TEXT, events))
-                self._seq += len(events)
-                return
-            if self._interleaved(events, kinds):  # (deltas of several started blocks:
-                blocks = self._blocks  # parallel calls), each block's in order, at C level
-                for index, run in groupby(sorted(events, key=_INDEX), _INDEX):
-                    blocks[index].parts.extend(map(_TEXT, run))
-                self._seq += len(events)
-                return
-            if len(events) > _SLICE:  # (a whole body's events: its runs of deltas at C level)
-                for start in range(0, len(events), _SLICE):
-                    self.feed_all(events[start : start + _SLICE])
-                return
-        handlers = self._handlers
-        for event in events:
-            self._seq += 1
-            handlers[type(event)](event)
+        if self.history or events.__class__ is not list:
+            for event in events:
+                self.feed(event)
+            return
+        acc = self._one_block(events, kinds)
+        if acc is not None:  # the usual read of a live stream: appended at C level
+            acc.parts.extend(map(_TEXT, events))
+            self._seq += len(events)
+            return
+        # Without history a delta of a started block only appends its string: inline here,
+        # every other event by its handler (under its own number).
+        blocks, handlers = self._blocks, self._handlers
+        start = self._seq
+        for seq, event in enumerate(events, start + 1):
+            kind = event.__class__
+            if kind in _DELTAS and (acc := blocks.get(event[0])) is not None:
+                acc.parts.append(event[1])
+            else:
+                self._seq = seq
+                handlers[kind](event)
+        self._seq = start + len(events)
 
     def advance(self, event: Event) -> Snapshot:
         """`feed` the event, then the snapshot after it (for `accumulate()`: with history).
@@ -218,14 +218,6 @@ class ResponseBuilder(Reading):
             if len(kinds) == 1 and kinds <= _TEXTS and len(set(map(_INDEX, events))) == 1:
                 return self._blocks.get(_INDEX(events[0]))
         return None
-
-    def _interleaved(self, events: list[Event], kinds: frozenset[type[Event]]) -> bool:
-        """Whether all ``events`` (types ``kinds``) are text or argument deltas of started
-        blocks (whose handlers, without history, only append each fragment to its block)."""
-        if not _DELTAS.issuperset(kinds):
-            return False
-        blocks = self._blocks
-        return all(index in blocks for index in set(map(_INDEX, events)))
 
     @property
     def started(self) -> bool:

@@ -20,6 +20,7 @@ from ..errors import WireFormatError
 
 __all__ = [
     "MAX_DEPTH",
+    "SHALLOW",
     "WireTypeError",
     "array",
     "check_depth",
@@ -34,6 +35,9 @@ __all__ = [
 
 #: The deepest nesting of arrays and objects a frame may have (orjson itself refuses 1024).
 MAX_DEPTH = 128
+#: A frame at most this long cannot be nested too deep (see :func:`maybe_too_deep`): a hot
+#: path counts the brackets of longer frames only.
+SHALLOW = 2 * MAX_DEPTH
 
 
 class WireTypeError(TypeError):
@@ -102,7 +106,7 @@ def maybe_too_deep(data: bytes) -> bool:
     """Whether a frame could be nested deeper than :data:`MAX_DEPTH`: it then has more than
     ``MAX_DEPTH`` opening brackets. Counting them is C-level work, so only such frames (rare,
     and then mostly long texts with brackets) are walked."""
-    return len(data) > 2 * MAX_DEPTH and data.count(b"[") + data.count(b"{") > MAX_DEPTH
+    return len(data) > SHALLOW and data.count(b"[") + data.count(b"{") > MAX_DEPTH
 
 
 def too_deep(value: Any) -> bool:

@@ -74,7 +74,9 @@ class PartFrames:
         if part is None or not part.open:
             part = self._part(frame, TEXT, out)
         part.streamed = True
-        text = string(frame.get("delta", ""), "delta")
+        text = frame.get("delta", "")
+        if text.__class__ is not str:
+            text = string(text, "delta")  # (the typed error)
         part.texts.append(text)
         out.append(new_event(TextDelta, (part.index, text)))
         logprobs = frame.get("logprobs")

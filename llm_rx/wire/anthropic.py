@@ -63,7 +63,7 @@ from ._anthropic_tables import (
     TOOL_FIELDS,
     extras,
 )
-from ._checks import MAX_DEPTH, array, mapping, maybe_too_deep, optional_string, string
+from ._checks import SHALLOW, array, mapping, maybe_too_deep, optional_string, string
 from .anthropic_usage import usage_from_anthropic
 from .base import SSEPayloadDecoder, new_event
 from .http import in_band_error
@@ -81,8 +81,6 @@ _FAST_DELTAS: dict[Any, tuple[type[Any], str]] = {
     "thinking_delta": (ThinkingDelta, "thinking"),
     "input_json_delta": (ToolArgsDelta, "partial_json"),
 }
-# A frame at most this long cannot be nested too deep (``maybe_too_deep``): not counted.
-_SHALLOW = 2 * MAX_DEPTH
 
 # A server-tool (opaque) block being streamed: its index, the start's block, the
 # ``input_json_delta`` fragments and each string field's deltas (all joined once, at its end).
@@ -121,7 +119,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
             frame = _loads(data)
         except JSONDecodeError:
             frame = None
-        if frame.__class__ is not dict or (len(data) > _SHALLOW and maybe_too_deep(data)):
+        if frame.__class__ is not dict or (len(data) > SHALLOW and maybe_too_deep(data)):
             frame = self._parse(data)  # (the typed error, or the depth walked)
         if frame.get("type") == "content_block_delta":
             # The hot path: a text, thinking or argument delta for an open block.

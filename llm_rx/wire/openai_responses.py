@@ -95,7 +95,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason
-from ._checks import check_depth
+from ._checks import SHALLOW, maybe_too_deep
 from ._responses_items import (
     CLIENT_ITEMS,
     INCOMPLETE,
@@ -166,16 +166,19 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
     # -- frames ----------------------------------------------------------------------------
 
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
+        data = event.data
         try:
-            frame = _loads(event.data)
+            frame = _loads(data)
         except orjson.JSONDecodeError:
-            if event.data == b"[DONE]":
+            if data == b"[DONE]":
                 return  # OpenRouter's sentinel: the terminal response event decides
             frame = self._json(event)  # raises the error the base class would
-        if type(frame) is not dict:
-            frame = self._json(event)
-        check_depth(frame, event.data)
+        if frame.__class__ is not dict or (len(data) > SHALLOW and maybe_too_deep(data)):
+            frame = self._json(event)  # (the typed error, or the depth walked)
         kind = frame.get("type")
+        if kind == "response.output_text.delta" and self.started:  # (the usual frame)
+            self._text_delta(frame, data, out)
+            return
         if not isinstance(kind, str):
             kind = event.event
         if not self.started:

@@ -36,6 +36,7 @@ DEFAULT_MAX_FRAME = 16 * 1024 * 1024
 PIECE = 64 * 1024
 
 _BOM = b"\xef\xbb\xbf"
+_new = tuple.__new__  # (an event from its fields, without NamedTuple's argument parsing)
 # A line starting with one of these is JSON, HTML or XML: a body of another kind, not SSE.
 _NOT_SSE = (b"{", b"[", b"<")
 
@@ -178,11 +179,11 @@ class SSEDecoder:
                 too_long = next(p for p in payloads if len(p) + 6 > self.max_frame)
                 done = payloads[: payloads.index(too_long)]
                 raise self._too_large(b"data: " + too_long, [p for p in done if p])
-        elif self.names or not body.startswith(b"event: ") or b"event: error" in body:
+        elif not body.startswith(b"event: ") or b"event: error" in body:
             return None
         else:
-            # "event: name\ndata: {...}" blocks whose payload names its kind: the lines are
-            # event, data, blank, event, ... (checked at C level).
+            # "event: name\ndata: {...}" blocks: the lines are event, data, blank, event, ...
+            # (checked at C level).
             lines = body.split(b"\n")
             count = (len(lines) + 1) // 3
             if len(lines) != 3 * count - 1 or any(lines[2::3]):
@@ -197,6 +198,13 @@ class SSEDecoder:
                 at = next((i for i, b in enumerate(blocks) if len(b) > self.max_frame), None)
                 if at is not None:
                     raise self._too_large(blocks[at], [p for p in payloads[:at] if p])
+            if self.names:  # (each payload with its event's name)
+                self.recognised = True
+                raws = [line[7:] for line in lines[0::3]]
+                for raw in set(raws).difference(self._names):  # (new names: decoded once)
+                    self._name(raw)
+                named = zip(map(self._names.__getitem__, raws), payloads, strict=True)
+                return [_new(SSEEvent, (name, data, None)) for name, data in named if data]
         self.recognised = True
         if b"" in payloads:  # ("data: " alone dispatches nothing)
             payloads = [payload for payload in payloads if payload]
