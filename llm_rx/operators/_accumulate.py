@@ -7,11 +7,11 @@ from collections.abc import Callable
 import reactivex
 from reactivex import Observable, abc
 
+from .. import speed as fast
 from ..builder import ResponseBuilder, Snapshot, fold_error
 from ..errors import LlmRxError
 from ..events import Event
 from ..sources import EventSource
-from ..wire import fast
 
 __all__ = ["accumulate"]
 

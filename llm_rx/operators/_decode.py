@@ -8,12 +8,12 @@ from typing import Any, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import SingleAssignmentDisposable
 
+from .. import speed as fast
 from ..errors import LlmRxError
 from ..events import Event, MessageStop
 from ..sources import EventSource
 from ..sources._body import BodyDecoding
 from ..sources._source import Reading
-from ..wire import fast
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 

@@ -9,11 +9,11 @@ import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable
 
+from .. import speed as fast
 from .._notes import gathering
 from ..events import Event
 from ..response import Response
 from ..sources import EventSource
-from ..wire import fast
 from ._fold import SharedFold
 from ._hub import Hub
 

@@ -9,10 +9,10 @@ from typing import TypeVar
 import reactivex
 from reactivex import Observable, abc
 
+from .. import speed as fast
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Steps
-from ..wire import fast
 
 __all__ = ["fused", "texts_of"]
 

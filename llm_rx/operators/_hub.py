@@ -17,11 +17,11 @@ from collections.abc import Callable
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable, SerialDisposable
 
+from .. import speed as fast
 from .._notes import Note, notes, noting
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Reading
-from ..wire import fast
 from ._fold import SharedFold
 
 __all__ = ["Hub", "Kinds", "read_kinds", "shared_fold"]

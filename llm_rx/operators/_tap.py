@@ -16,10 +16,10 @@ from typing import Protocol
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 
+from .. import speed as fast
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Reading
-from ..wire import fast
 
 __all__ = ["Tap", "Tapped"]
 

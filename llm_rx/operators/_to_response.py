@@ -8,12 +8,12 @@ from functools import partial
 import reactivex
 from reactivex import Observable, abc
 
+from .. import speed as fast
 from .._blocks import appender
 from ..builder import ResponseBuilder, fold_error
 from ..events import Event
 from ..response import Response
 from ..sources import EventSource
-from ..wire import fast
 from ._fold import Fold
 from ._hub import shared_fold
 

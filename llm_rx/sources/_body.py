@@ -29,9 +29,7 @@ import orjson
 
 from ..errors import IncompleteStreamError, LlmRxError, NonStreamBodyError
 from ..events import Event
-from ..wire import fast
-from ..wire.base import PASS_THROUGH, Decoder, shape_error
-from ..wire.fast.batches import TextFold
+from ..wire.base import PASS_THROUGH, Decoder, TextFold, shape_error
 from ..wire.providers import provider_id
 from ..wire.registry import DECODERS
 from ..wire.restream import restream
@@ -116,7 +114,6 @@ class BodyDecoding:
         self._fold = fold
         self._reader = decoder  # (once the reply started: the decoder a check wraps)
         self._decode = decoder.decode
-        self._shortcuts = fast.active()  # (settling and 64 KiB reads are shortcuts)
         self._head: list[bytes] = []  # the reads before the reply started
         self._kept = 0
         self._provider: str | None = None  # a non-stream body's provider, once told
@@ -151,18 +148,17 @@ class BodyDecoding:
     def _settle(self) -> None:
         """The reply started: from now on each read goes to the decoder a provider check
         wraps (its check of the first frames is over), and to the fold, where one is given."""
-        if self._shortcuts:
-            reader = self._reader = self.decoder.settled()
-            self._decode = reader.decode
-            if self._fold is not None:
-                reader.fold_into(self._fold)
+        reader = self._reader = self.decoder.settled()
+        self._decode = reader.decode
+        if self._fold is not None:
+            reader.fold_into(self._fold)
         self.read = self._read_on
 
     def _read_on(self, chunk: object) -> None:
         """A read of the reply (a live stream's are a frame each: kept short)."""
         if chunk.__class__ is not bytes:
             chunk = as_bytes(chunk)
-        if len(chunk) > _READ_LIMIT and self._shortcuts:
+        if len(chunk) > _READ_LIMIT:
             self._slices(chunk)
             return
         try:

@@ -11,10 +11,10 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextvars import ContextVar
 
+from .. import speed
 from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError
 from ..events import Event
-from ..wire.base import Decoder
-from ..wire.fast.batches import TextFold
+from ..wire.base import Decoder, TextFold
 from ..wire.providers import ProviderName
 from ..wire.registry import SniffingDecoder, make_decoder
 from ..wire.sse import DEFAULT_MAX_FRAME
@@ -45,10 +45,12 @@ consumer_space: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
 
 
 def new_decoder(provider: ProviderName | None, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
-    """The decoder for ``provider``, or one that tells the provider from the first bytes."""
+    """The decoder for ``provider``, or one that tells the provider from the first bytes;
+    with the speed shortcuts on here (`llm_rx.speed.active`), the ones that take them."""
+    decoders = speed.decoders() if speed.active() else None
     if provider is None:
-        return SniffingDecoder(max_frame)
-    return make_decoder(provider, max_frame)
+        return SniffingDecoder(max_frame, decoders=decoders)
+    return make_decoder(provider, max_frame, decoders=decoders)
 
 
 def source_failed(error: BaseException) -> LlmRxError:

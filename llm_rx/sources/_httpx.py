@@ -18,9 +18,9 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import CurrentThreadScheduler
 
+from .. import speed
 from ..errors import FrameTooLargeError
 from ..events import Event
-from ..wire import fast
 from ..wire.http import ERROR_BODY_LIMIT, http_error, provider_from_http
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
@@ -269,7 +269,7 @@ def _body_reads(response: Any, raw: str, decoded: str) -> Any:
     if inflate is not None:
         reads = getattr(response, raw)()
         return inflated(reads, inflate) if raw == "iter_raw" else ainflated(reads, inflate)
-    as_came = fast.active() and encoding == "identity"
+    as_came = speed.active() and encoding == "identity"
     return getattr(response, raw if as_came else decoded)()
 
 

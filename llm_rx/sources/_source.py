@@ -9,11 +9,10 @@ from typing import Any, NamedTuple, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 
+from .. import speed
 from ..errors import LlmRxError
 from ..events import Event
-from ..wire import fast
-from ..wire.base import Decoder
-from ..wire.fast.batches import TextFold
+from ..wire.base import Decoder, TextFold
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import new_decoder
@@ -47,7 +46,7 @@ def read_through(reading: Reading, work: Callable[[], None]) -> None:
     too, as it is: on a scheduler, raising it would leave the subscriber waiting for an end
     that never comes)."""
     try:
-        with fast.fast_paths(reading.shortcuts):
+        with speed.fast_paths(reading.shortcuts):
             work()
     except Exception as error:  # noqa: BLE001 - settled below: never lost on a scheduler
         settle(reading, error)
@@ -147,7 +146,7 @@ class EventSource(Observable[Event]):
             nonlocal disposed
             disposed = True
 
-        reading = self._read(Reading(emit, stopped, end, fold, fast.active()), scheduler)
+        reading = self._read(Reading(emit, stopped, end, fold, speed.active()), scheduler)
         return CompositeDisposable(Disposable(dispose), reading)
 
     def _decoder(self) -> Decoder:

@@ -1,4 +1,11 @@
-"""Wire formats: pure, incremental, sans-I/O decoders (``decode(bytes)`` / ``flush()``)."""
+"""Wire formats: pure, incremental, sans-I/O decoders (``decode(bytes)`` / ``flush()``).
+
+The switch of the speed shortcuts is `llm_rx.speed.fast_paths` (``llm_rx.wire.fast_paths``,
+its name before, still finds it: the plain decoders here neither read nor import it).
+"""
+
+from importlib import import_module
+from typing import Any
 
 from .anthropic import AnthropicDecoder
 from .base import ChangedFields, Decoder, SSEPayloadDecoder
@@ -6,7 +13,6 @@ from .bedrock import BedrockDecoder
 from .citations import Citation, citations
 from .cohere import CohereDecoder
 from .eventstream import EventStreamDecoder
-from .fast import fast_paths
 from .gemini import GeminiDecoder
 from .json_array import JSONArrayDecoder
 from .ndjson import NDJSONDecoder
@@ -51,9 +57,14 @@ __all__ = [
     "ServerTool",
     "SniffingDecoder",
     "citations",
-    "fast_paths",
     "looks_nonstream",
     "make_decoder",
     "server_tool",
     "sniff",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "fast_paths":  # (the switch's name before it moved to ``llm_rx.speed``)
+        return import_module("llm_rx.speed").fast_paths
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

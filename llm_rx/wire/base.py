@@ -20,43 +20,43 @@ import orjson
 
 from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event, MessageStart
-from . import fast
 from ._boundary import PASS_THROUGH, attach_events, count_of, new_event, shape_error
 from ._checks import check_depth
 from .changed import ChangedFields
-from .fast.batches import BATCH, BATCH_SLICE, BATCH_TRIES, Runs, TemplateFrames, TextFold
-from .fast.templates import ByteTemplate, json_strings, split_frames
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 
-# (the shared functions and the speed mechanism's names are re-exported: ``llm_rx.wire.base``
-# is where the decoders and their tests have always found them)
+# (the shared functions are re-exported: ``llm_rx.wire.base`` is where the decoders and their
+# tests have always found them)
 __all__ = [
-    "BATCH",
-    "BATCH_SLICE",
-    "BATCH_TRIES",
-    "ByteTemplate",
     "ChangedFields",
     "Decoder",
     "PASS_THROUGH",
     "SSEPayloadDecoder",
+    "TextFold",
     "attach_events",
     "count_of",
-    "json_strings",
     "new_event",
     "shape_error",
-    "split_frames",
 ]
 
+#: Where a consumer that only folds the events wants a delta's strings (see
+#: `Decoder.fold_into`): given the event type and the block, the callable that folds one
+#: (``list.append`` of the block's parts), or ``None`` where it must get the event.
+TextFold = Callable[[Any, int], Callable[[str], object] | None]
 
-class Decoder(Runs, ABC):
-    """A provider's incremental decoder: bytes in, events out."""
+
+class Decoder(ABC):
+    """A provider's incremental decoder: bytes in, events out.
+
+    A plain decoder: what each frame means, read by the general rules, with no shortcut and
+    no switch. Speculation (templates learned from the frames a decoder decoded, batches)
+    lives in :mod:`llm_rx.speed`, in subclasses that take a frame they recognise and hand
+    every other to the decoder's own methods (``_data``, ``_event``, ``_frames``).
+    """
 
     provider: ClassVar[str]
 
     def __init__(self) -> None:
-        # Whether this stream takes the shortcuts (byte templates, batches, learned shapes):
-        # read once, when the decoder is made (see :mod:`llm_rx.wire.fast`).
-        self._shortcuts = fast.active()
         self.started = False  # MessageStart emitted
         self.finished = False  # terminal event emitted or error raised
         self.ignored_frames = 0
@@ -87,14 +87,14 @@ class Decoder(Runs, ABC):
     def fold_into(self, fold: TextFold | None) -> None:
         """Say that the events go only to a fold, which may take a delta's string directly.
 
-        A decoder with a read shortcut (`TemplateFrames.fold_into`, in
-        `llm_rx.wire.fast.batches`) then gives a live read's string to the fold instead of
-        making its event; most decoders make every event.
+        A decoder with a read shortcut (in `llm_rx.speed`) then gives a live read's string
+        to the fold instead of making its event; a plain decoder makes every event.
 
         Args:
             fold: Given a delta's event type and block, the callable that folds its string,
                 or `None` where the event must be made; `None` for no fold.
         """
+        return  # (a plain decoder makes every event)
 
     def _start(self, out: list[Event], model: Any = None, id: Any = None) -> None:
         self.started = True
@@ -191,7 +191,7 @@ class Decoder(Runs, ABC):
         return attach_events(error, out)
 
 
-class SSEPayloadDecoder(TemplateFrames, Decoder):
+class SSEPayloadDecoder(Decoder):
     """A decoder whose wire is SSE events with one JSON payload each."""
 
     #: Whether the payloads name their own kind (then the framer may drop event names).
@@ -204,21 +204,28 @@ class SSEPayloadDecoder(TemplateFrames, Decoder):
             max_frame: The longest frame read, in bytes; a longer one is a
                 `FrameTooLargeError` (nothing unbounded is buffered).
         """
-        super().__init__()  # (the byte templates' state too: see ``TemplateFrames``)
+        super().__init__()
         self._sse = SSEDecoder(max_frame, names=not self.payload_names_kind)
-        # The hot path's shortcut: a decoder that just decoded a plain delta frame may keep
-        # the frame's template with the event it made (``_learn``); a frame that matches a
-        # template is that event with another string (see ``TemplateFrames``).
 
     def decode(self, chunk: bytes) -> list[Event]:
-        if self._read is not None and (events := self._read_hit(chunk)) is not None:
-            return events  # (a live stream's usual read: see ``TemplateFrames._read_hit``)
-        self._read = None
-        self._append = None
-        events = self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
-        if self._templates:  # (none is learned with the shortcuts off)
-            self._read = self._read_of(chunk, self._sse)
-        return events
+        return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
+
+    def _frames(self, frames: list[Any], out: list[Event]) -> None:
+        """Decode a read's frames in order (bare ``bytes`` for plain ``message`` events):
+        frames after the end are counted, unread."""
+        frame: Any = None
+        try:
+            for frame in frames:
+                if self.finished:
+                    self.ignored_frames += 1
+                elif frame.__class__ is bytes:
+                    self._data(frame, out)
+                else:
+                    self._event(frame, out)
+        except PASS_THROUGH:
+            raise
+        except Exception as error:  # the boundary: any failure is the frame's
+            raise shape_error(error, frame) from error
 
     def flush(self) -> list[Event]:
         return self._at_end(self._last_events)

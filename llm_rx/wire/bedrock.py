@@ -85,9 +85,6 @@ class BedrockDecoder(Decoder):
         super().__init__()
         self._frames = EventStreamDecoder(max_frame)
         self._blocks: dict[int, Block] = {}  # wire index -> open block
-        # Where the hot path looks for a text delta's open block: nowhere with the shortcuts
-        # off (chosen once here, so the hot path does no more per frame).
-        self._hot_blocks = self._blocks if self._shortcuts else {}
         self._pending: dict[int, Pending] = {}  # wire index -> open server-tool block
         self._closed: set[int] = set()
         self._next_block = 0
@@ -281,7 +278,7 @@ class BedrockDecoder(Decoder):
     def _block_delta(self, payload: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         wire = payload.get("contentBlockIndex")
         delta = payload.get("delta")
-        block = self._hot_blocks.get(wire) if wire.__class__ is int else None
+        block = self._blocks.get(wire) if wire.__class__ is int else None
         if block is not None and block.kind == "text" and delta.__class__ is dict:
             text = delta.get("text")
             if text.__class__ is str and len(delta) == 1:  # the common case: text, block open

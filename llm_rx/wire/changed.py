@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from .fast.layouts import keep_layout, layouts_for
-
 __all__ = ["ChangedFields"]
+
+#: Key layouts a stream keeps, and keys in a layout kept (the keys come from the wire).
+LAYOUTS_KEPT = 64
+# A layout whose key names are longer than a real one's is not kept.
+_LAYOUT_CHARS = 4 * 1024
 
 
 class ChangedFields:
     """The fields of a stream of objects outside a known set, reporting those that changed.
 
-    Objects of one stream mostly share one key layout, so the layout is cached (shared
-    between streams: see `llm_rx.wire.fast.layouts`). A field's first value is recorded
+    Objects of one stream mostly share one key layout, so the fields outside the known set
+    are worked out once per layout (a few layouts are kept, for the stream's own objects
+    only). A field's first value is recorded
     even when `null` (it is what the wire said); a later `null` does not erase a value.
 
     Args:
@@ -27,7 +31,7 @@ class ChangedFields:
         self.values: dict[str, Any] = {}
         self._keys: tuple[str, ...] = ()
         self._extra_keys: tuple[str, ...] = ()
-        self._layouts = layouts_for(known)
+        self._layouts: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def changes(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         """The fields of `obj` outside the known set whose value changed.
@@ -44,7 +48,9 @@ class ChangedFields:
             extra = self._layouts.get(keys)
             if extra is None:
                 extra = tuple(key for key in keys if key not in self.known)
-                keep_layout(self._layouts, self.known, keys, extra)
+                if (len(self._layouts) < LAYOUTS_KEPT and len(keys) <= LAYOUTS_KEPT
+                        and sum(map(len, keys)) <= _LAYOUT_CHARS):
+                    self._layouts[keys] = extra
             self._extra_keys = extra
         changed: dict[str, Any] | None = None
         values = self.values

@@ -48,7 +48,7 @@ from ..events import (
     UsageUpdate,
 )
 from ._boundary import attach_events, new_event
-from ._checks import array, check_depth, integer, mapping, optional_string
+from ._checks import SHALLOW, array, check_depth, integer, mapping, maybe_too_deep, optional_string
 from ._gemini_args import PartialArgs
 from ._gemini_tables import (
     CALL_FIELDS,
@@ -63,7 +63,6 @@ from ._gemini_tables import (
 )
 from .base import SSEPayloadDecoder
 from .changed import ChangedFields
-from .fast.gemini import GeminiShortcuts
 from .http import in_band_error
 from .json_array import JSONArrayDecoder
 from .sniffing import foreign_frame
@@ -71,11 +70,13 @@ from .sse import DEFAULT_MAX_FRAME, SSEEvent
 
 __all__ = ["FINISH_REASONS", "GeminiDecoder", "finish_name", "usage_from_gemini"]
 
+_loads = orjson.loads
+
 _BOM = b"\xef\xbb\xbf"
 _SPACE = b" \t\r\n"
 
 
-class GeminiDecoder(GeminiShortcuts, SSEPayloadDecoder):
+class GeminiDecoder(SSEPayloadDecoder):
     """Both forms of Gemini's `streamGenerateContent`: SSE (the base class's framing) or one
     JSON array (`JSONArrayDecoder`), told from the first byte that is not whitespace."""
 
@@ -178,6 +179,15 @@ class GeminiDecoder(GeminiShortcuts, SSEPayloadDecoder):
         check_depth(payload, element)
         return payload
 
+    def _data(self, data: bytes, out: list[Event]) -> None:
+        try:
+            chunk = _loads(data)
+        except orjson.JSONDecodeError:
+            chunk = None
+        if chunk.__class__ is not dict or (len(data) > SHALLOW and maybe_too_deep(data)):
+            chunk = self._parse(data)  # (the typed error, or the depth walked)
+        self._chunk(chunk, data, out)
+
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         self._chunk(self._json(event), event.data, out)
 
@@ -207,10 +217,32 @@ class GeminiDecoder(GeminiShortcuts, SSEPayloadDecoder):
                 self._blocked = str(feedback.get("blockReasonMessage") or feedback["blockReason"])
         candidates = chunk.get("candidates")
         if candidates:
-            for candidate in array(candidates, "candidates"):
-                self._candidate(mapping(candidate, "a candidate"), out)
+            if candidates.__class__ is list and len(candidates) == 1:
+                self._one_candidate(candidates[0], out)
+            else:
+                for candidate in array(candidates, "candidates"):
+                    self._candidate(mapping(candidate, "a candidate"), out)
         self._usage(chunk.get("usageMetadata"), out)
-        self._learn_shape(chunk, raw)
+
+    def _one_candidate(self, raw: Any, out: list[Event]) -> None:
+        """A chunk's only candidate: the usual one, more text for its open text block,
+        decoded here; any other by ``_candidate``."""
+        if raw.__class__ is dict and raw.get("finishReason") is None:
+            number = raw.get("index", 0)
+            cand = self._candidates.get(number) if number.__class__ is int else None
+            content = raw.get("content")
+            parts = content.get("parts") if content.__class__ is dict else None
+            if (cand is not None and cand.kind == "text" and parts.__class__ is list
+                    and len(parts) == 1):
+                part = parts[0]
+                text = part.get("text") if part.__class__ is dict and len(part) == 1 else None
+                if text.__class__ is str and text:
+                    out.append(new_event(TextDelta, (cand.block, text)))
+                    changed = cand.fields.changes(raw)
+                    if changed:
+                        out.append(MetadataUpdate(changed, number))
+                    return
+        self._candidate(mapping(raw, "a candidate"), out)
 
     def _usage(self, usage: Any, out: list[Event]) -> None:
         if usage and usage != self._last_usage:

@@ -40,8 +40,8 @@ class NDJSONDecoder:
 
         Args:
             chunk: The next bytes of the body, cut anywhere.
-            block: The speed mechanism's (with the shortcuts on): offered the lines first as
-                one block, their bytes up to the last newline; when it takes them (`True`),
+            block: Offered the lines first as one block, their bytes up to the last newline
+                (a decoder with shortcuts: `llm_rx.speed`); when it takes them (`True`),
                 none is returned.
         """
         if b"\n" not in chunk:
@@ -115,23 +115,7 @@ class NDJSONPayloadDecoder(Decoder):
         self._lines = NDJSONDecoder(max_frame)
 
     def decode(self, chunk: bytes) -> list[Event]:
-        if not self._shortcuts:
-            return self._run(lambda: self._lines.decode(chunk), self._lines_of)
-        taken: list[Event] = []  # (the events of the lines the speed mechanism took whole)
-
-        def whole(block: bytes) -> bool:
-            return self._whole_lines(block, taken)
-
-        def handle(lines: list[bytes], out: list[Event]) -> None:
-            out += taken
-            self._lines_of(lines, out)
-
-        return self._run(lambda: self._lines.decode(chunk, whole), handle)
-
-    def _whole_lines(self, block: bytes, out: list[Event]) -> bool:
-        """Decode ``block``, a read's complete lines, at once into ``out`` (a decoder's speed
-        mechanism may): whether it did. None does by default."""
-        return False
+        return self._run(lambda: self._lines.decode(chunk), self._lines_of)
 
     def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
         self._each(lines, out, self._line)

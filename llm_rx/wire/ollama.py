@@ -43,8 +43,7 @@ from ..events import (
 )
 from ..response import StopReason, Usage
 from ._boundary import count_of, new_event
-from ._checks import MAX_DEPTH, maybe_too_deep, optional_string, too_deep
-from .fast.ollama import OllamaShortcuts
+from ._checks import MAX_DEPTH, SHALLOW, maybe_too_deep, optional_string, too_deep
 from .ndjson import NDJSONPayloadDecoder
 from .sse import DEFAULT_MAX_FRAME
 
@@ -79,7 +78,7 @@ def usage_from_ollama(line: dict[str, Any]) -> Usage | None:
     )
 
 
-class OllamaDecoder(OllamaShortcuts, NDJSONPayloadDecoder):
+class OllamaDecoder(NDJSONPayloadDecoder):
     """Ollama's `/api/chat` and `/api/generate`: NDJSON, one object per line."""
 
     provider = "ollama"
@@ -92,9 +91,6 @@ class OllamaDecoder(OllamaShortcuts, NDJSONPayloadDecoder):
         self._had_tools = False
         self._generate = False  # /api/generate (``response``) rather than /api/chat
         self._seen: dict[str, Any] = {}  # metadata fields given so far
-        # The keys of a line the hot path takes: none with the shortcuts off (JSON keys are
-        # strings). Chosen once here, so the hot path does no more per line.
-        self._usual_keys: frozenset[Any] = _USUAL if self._shortcuts else frozenset({0})
 
     def _line(self, line: bytes, out: list[Event]) -> None:
         try:
@@ -103,7 +99,7 @@ class OllamaDecoder(OllamaShortcuts, NDJSONPayloadDecoder):
             frame = None
         if frame.__class__ is not dict:
             frame = self._parse(line)  # (says what is wrong with it)
-        elif self.started and frame.keys() == self._usual_keys and frame["done"] is False:
+        elif self.started and frame.keys() == _USUAL and frame["done"] is False:
             # The usual line: model, created_at, and a message of role and content.
             message = frame.get("message")
             if message.__class__ is dict and len(message) == 2 and "role" in message:
@@ -114,10 +110,8 @@ class OllamaDecoder(OllamaShortcuts, NDJSONPayloadDecoder):
                         return
                     if index is not None and self._open_kind == "text":
                         out.append(new_event(TextDelta, (index, content)))
-                        if self._learning and self._usual is None:
-                            self._declare_usual(line, frame["created_at"], content)
                         return
-        if maybe_too_deep(line) and too_deep(self._kept(frame)):
+        if len(line) > SHALLOW and maybe_too_deep(line) and too_deep(self._kept(frame)):
             raise WireFormatError(f"a frame is nested deeper than {MAX_DEPTH} levels", line)
         if not self.started:
             self._first(frame, line, out)

@@ -54,6 +54,7 @@ from ._chat_tables import (
 )
 from ._checks import (
     MAX_DEPTH,
+    SHALLOW,
     WireTypeError,
     array,
     integer,
@@ -65,7 +66,6 @@ from ._checks import (
 )
 from .base import SSEPayloadDecoder
 from .changed import ChangedFields
-from .fast.openai_chat import ChatShortcuts
 from .http import in_band_error
 from .sniffing import foreign_frame
 from .sse import SSEEvent
@@ -75,7 +75,7 @@ __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
 _loads = orjson.loads
 
 
-class OpenAIChatDecoder(ChatShortcuts, DialectParts, SSEPayloadDecoder):
+class OpenAIChatDecoder(DialectParts, SSEPayloadDecoder):
     """OpenAI Chat Completions chunks over SSE, and every OpenAI-compatible host's dialect."""
 
     provider = "openai-chat"
@@ -93,6 +93,45 @@ class OpenAIChatDecoder(ChatShortcuts, DialectParts, SSEPayloadDecoder):
 
     # -- frames ----------------------------------------------------------------------------
 
+    def _data(self, data: bytes, out: list[Event]) -> None:
+        try:
+            chunk = _loads(data)
+        except orjson.JSONDecodeError:  # ([DONE], or the error the general path gives)
+            self._event(SSEEvent("message", data), out)
+            return
+        if (  # The usual chunk: one choice of the reply, its delta one string of text.
+            chunk.__class__ is dict
+            and self.started
+            and (choices := chunk.get("choices")).__class__ is list
+            and len(choices) == 1
+            and (raw := choices[0]).__class__ is dict
+            and (delta := raw.get("delta")).__class__ is dict
+            and len(delta) == 1
+            and (content := delta.get("content")).__class__ is str
+            and (number := raw.get("index", 0)).__class__ is int
+            and (choice := self._choices.get(number)) is not None
+            and (choice.text is not None or not content)
+            and not raw.get("finish_reason")
+            and not raw.get("logprobs")
+            and raw.get("usage").__class__ is not dict
+            and chunk.get("usage") is None
+            and not chunk.get("error")
+            and "x_groq" not in chunk
+            and chunk.get("object") != self.foreign_object
+            and (len(data) <= SHALLOW or not maybe_too_deep(data))
+        ):
+            self._metadata(chunk)  # (what ``_chunk`` and ``_choice`` do with such a chunk)
+            if self._pending_extra:
+                out.append(MetadataUpdate(self._pending_extra))
+                self._pending_extra = {}
+            if content:
+                out.append(new_event(TextDelta, (choice.text, content)))
+            changed = choice.fields.changes(raw)
+            if changed:
+                out.append(MetadataUpdate(changed, number))
+            return
+        self._chunk(chunk, data, "message", out)
+
     def _event(self, event: SSEEvent, out: list[Event]) -> None:
         data = event.data
         if data == b"[DONE]":
@@ -106,7 +145,6 @@ class OpenAIChatDecoder(ChatShortcuts, DialectParts, SSEPayloadDecoder):
 
     def _chunk(self, chunk: Any, data: bytes, name: str, out: list[Event]) -> None:
         """The general path: any chunk of any host."""
-        self._general_path()
         if type(chunk) is not dict:
             raise WireFormatError("a frame is not a JSON object", data)
         if chunk.get("object") == self.foreign_object:
@@ -143,8 +181,6 @@ class OpenAIChatDecoder(ChatShortcuts, DialectParts, SSEPayloadDecoder):
             for raw_choice in choices:
                 self._choice(mapping(raw_choice, "a choice"), out)
         self._usage(chunk, out)
-        if self._shortcuts and choices and len(choices) == 1:
-            self._declare(chunk, choices[0], data)
 
     def _kept(self, chunk: dict[str, Any]) -> dict[str, Any]:
         """The fields of a chunk a reply may keep (those the fast path skips unread are

@@ -11,11 +11,10 @@ its first frame, not after the whole body was read and dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..errors import LlmRxError, NonStreamBodyError, WireFormatError
 from ..events import Event
-from . import fast
 from .anthropic import AnthropicDecoder
 from .base import Decoder, attach_events
 from .bedrock import BedrockDecoder
@@ -52,26 +51,37 @@ DECODERS: dict[ProviderId, Callable[[int], Decoder]] = {
 }
 
 
-def _new(provider: ProviderId, max_frame: int) -> Decoder:
-    factory = DECODERS.get(provider)
+#: The decoder to make for each provider (`DECODERS`, or another table: `llm_rx.speed`'s).
+Decoders = Mapping[str, Callable[[int], Decoder]]
+
+
+def _new(provider: ProviderId, max_frame: int, decoders: Decoders | None = None) -> Decoder:
+    factory = (decoders or DECODERS).get(provider) or DECODERS.get(provider)
     if factory is None:
         raise WireFormatError(f"the {provider!r} wire format is not supported by this release")
     return factory(max_frame)
 
 
-def make_decoder(provider: ProviderName, max_frame: int = DEFAULT_MAX_FRAME) -> Decoder:
+def make_decoder(
+    provider: ProviderName,
+    max_frame: int = DEFAULT_MAX_FRAME,
+    *,
+    decoders: Decoders | None = None,
+) -> Decoder:
     """A fresh decoder for `provider`, checking that the body is that provider's stream.
 
     Args:
         provider: An id from `PROVIDERS`, or an alias (`"openai"`, `"claude"`).
         max_frame: The longest frame read, in bytes; a longer one is a `FrameTooLargeError`.
+        decoders: The decoder class to make for each provider, where it is not the plain
+            one of `DECODERS` (the sources give `llm_rx.speed`'s, which take shortcuts).
 
     Returns:
         A `CheckedDecoder`: a body that is plainly another provider's stream (or no stream)
             fails at its first frame.
     """
     name = provider_id(provider)
-    return CheckedDecoder(_new(name, max_frame), name)
+    return CheckedDecoder(_new(name, max_frame, decoders), name)
 
 
 def _nonstream_error(provider: str, head: bytes, expected: str | None = None) -> WireFormatError:
@@ -221,14 +231,17 @@ class SniffingDecoder(_Wrapper):
 
     Args:
         max_frame: The longest frame read, in bytes (of the decoder it then makes).
+        decoders: The decoder class to make for each provider (see `make_decoder`).
     """
 
-    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+    def __init__(
+        self, max_frame: int = DEFAULT_MAX_FRAME, *, decoders: Decoders | None = None
+    ) -> None:
         super().__init__()
         self._max_frame = max_frame
+        self._decoders = decoders
         self._scanner = HeadScanner()
         self.inner = None
-        self._shortcuts = fast.active()  # (the decoder it makes later takes this setting)
 
     def settled(self) -> Decoder:
         return self.inner.settled() if self.inner is not None and not self._failed else self
@@ -250,8 +263,7 @@ class SniffingDecoder(_Wrapper):
                     "could not tell which provider's stream this is", scanner.head[:200]
                 ))
             return []
-        with fast.fast_paths(self._shortcuts):
-            self.inner = _new(provider_id(verdict.provider), self._max_frame)
+        self.inner = _new(provider_id(verdict.provider), self._max_frame, self._decoders)
         return self.inner.decode(scanner.head)
 
     def flush(self) -> list[Event]:
@@ -272,8 +284,7 @@ class SniffingDecoder(_Wrapper):
                 else "the stream is empty",
                 head[:200] or None,
             ))
-        with fast.fast_paths(self._shortcuts):
-            self.inner = _new(provider_id(verdict.provider), self._max_frame)
+        self.inner = _new(provider_id(verdict.provider), self._max_frame, self._decoders)
         events = self.inner.decode(head)
         try:
             return events + self.inner.flush()

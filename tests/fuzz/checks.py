@@ -27,7 +27,7 @@ import llm_rx
 from llm_rx import operators as lxo
 from llm_rx.errors import LlmRxError
 from llm_rx.sources._engine import decode_all, new_decoder
-from llm_rx.wire import fast_paths
+from llm_rx.speed import fast_paths
 
 __all__ = ["Failure", "Hang", "check", "decoded", "fast_paths_off"]
 

@@ -16,9 +16,9 @@ from reactivex import operators as ops
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx import speed as fast
 from llm_rx.events import Event, MessageStart, MessageStop, TextDelta, UsageUpdate
 from llm_rx.response import Usage
-from llm_rx.wire import fast
 from llm_rx.wire.anthropic_usage import usage_from_anthropic
 
 from ..captures import capture

@@ -27,7 +27,7 @@ from llm_rx.response import Response
 from llm_rx.sinks._live import live
 from llm_rx.sources import EventSource
 from llm_rx.sources._source import Reading
-from llm_rx.wire.fast import fast_paths
+from llm_rx.speed import fast_paths
 
 from ..captures import CAPTURES, capture
 from ..wire.test_fast_paths import Case, mutated

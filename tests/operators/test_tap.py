@@ -14,10 +14,10 @@ from reactivex.scheduler import CurrentThreadScheduler, HistoricalScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx import speed as fast
 from llm_rx.builder import Snapshot
 from llm_rx.sinks import live
 from llm_rx.sources import EventSource
-from llm_rx.wire import fast
 
 from ..captures import capture
 from ..helpers import kinds

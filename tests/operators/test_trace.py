@@ -16,9 +16,9 @@ from reactivex.testing import TestScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx import speed as fast
 from llm_rx.events import Event, MessageStart, TextDelta, UsageUpdate
 from llm_rx.response import Usage
-from llm_rx.wire import fast
 
 from ..captures import capture
 from ..helpers import kinds, reads_of

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.wire import fast_paths
+from llm_rx.speed import fast_paths
 
 from ..captures import capture
 from ..loopback import server

@@ -8,7 +8,7 @@ from anthropic.types import Message
 import llm_rx
 from llm_rx.events import MessageStop
 from llm_rx.response import OpaqueBlock, TextBlock, ToolCallBlock
-from llm_rx.wire.fast import fast_paths
+from llm_rx.speed import fast_paths
 
 from ..captures import capture
 from ..helpers import decode_events, outcome

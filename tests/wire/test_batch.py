@@ -1,4 +1,4 @@
-"""Runs of a template's frames decoded in one batch (``SSEPayloadDecoder._batch``) give exactly
+"""Runs of a template's frames decoded in one batch (``TemplateFrames._batch``) give exactly
 what the same frames decoded one by one give, whatever bytes lie between the quotes."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 import llm_rx
 from llm_rx.errors import WireFormatError
-from llm_rx.wire.base import SSEPayloadDecoder
-from llm_rx.wire.fast import fast_paths
+from llm_rx.speed import fast_paths
+from llm_rx.speed.batches import TemplateFrames
+from llm_rx.speed.ollama import OllamaShortcuts
 from llm_rx.wire.ollama import OllamaDecoder
 
 from ..helpers import outcome, split_at
@@ -33,7 +34,7 @@ _WORDS = [f" w{i}" for i in range(40)]
 
 
 def one_by_one() -> AbstractContextManager[None]:
-    """Every shortcut off, batches among them (see :mod:`llm_rx.wire.fast`)."""
+    """Every shortcut off, batches among them (see :mod:`llm_rx.speed`)."""
     return fast_paths(False)
 
 
@@ -231,10 +232,10 @@ def test_batch_is_taken_and_gives_the_text(
     # The property above could pass with the batch never taken: count the frames that still
     # went one by one.
     seen: list[int] = []
-    original = SSEPayloadDecoder._one_by_one
+    original = TemplateFrames._one_by_one
 
     def spy(
-        self: SSEPayloadDecoder, frames: list[Any], start: int, out: list[Any], early: bool
+        self: TemplateFrames, frames: list[Any], start: int, out: list[Any], early: bool
     ) -> int:
         end = original(self, frames, start, out, early)
         seen.append(end - start)
@@ -245,7 +246,7 @@ def test_batch_is_taken_and_gives_the_text(
         original_line(self, line, out)
 
     original_line = OllamaDecoder._line
-    monkeypatch.setattr(SSEPayloadDecoder, "_one_by_one", spy)
+    monkeypatch.setattr(TemplateFrames, "_one_by_one", spy)
     monkeypatch.setattr(OllamaDecoder, "_line", ollama_spy)
     texts = [f" word{i} \\\"quoted\\\" \\u00e9" for i in range(200)]
     insides = [t.encode() for t in texts]
@@ -293,14 +294,14 @@ def test_batch_ollama_block_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     # The property above could pass with the block never taken: the lines of the reads after
     # the first are not framed one by one.
     blocks: list[int] = []
-    original = OllamaDecoder._whole_lines
+    original = OllamaShortcuts._whole_lines
 
-    def spy(self: OllamaDecoder, block: bytes, out: list[Any]) -> bool:
+    def spy(self: OllamaShortcuts, block: bytes, out: list[Any]) -> bool:
         taken = original(self, block, out)
         blocks.append(taken)
         return taken
 
-    monkeypatch.setattr(OllamaDecoder, "_whole_lines", spy)
+    monkeypatch.setattr(OllamaShortcuts, "_whole_lines", spy)
     body = ollama_body([f" w{i} \\\"q\\\"\\u00e9".encode() for i in range(300)], times=False)
     response = llm_rx.reassemble(split_at(body, list(range(500, len(body) - 400, 700))), "ollama")
     assert sum(blocks) >= len(blocks) - 3  # (all but the first reads and the last)

@@ -35,8 +35,8 @@ def _plain(known: frozenset[str], objects: list[dict[str, Any]]) -> list[dict[st
 def test_changed_fields_of_each_stream_whatever_came_before(
     streams: list[tuple[frozenset[str], list[dict[str, Any]]]],
 ) -> None:
-    # bug class: the key layouts shared between streams give one stream another's fields
-    # (a layout seen with another set of known fields, or from the previous stream)
+    # bug class: key layouts shared between streams gave one stream another's fields (a
+    # layout seen with another set of known fields, or from the previous stream)
     for known, objects in streams:
         fields = ChangedFields(known)
         assert [fields.changes(obj) for obj in objects] == _plain(known, objects)
@@ -53,8 +53,8 @@ def test_changed_fields_keeps_few_layouts_from_the_wire() -> None:
 
 
 def test_changed_fields_layout_cache_bounded_in_bytes() -> None:
-    # bug class: the process-wide layout cache bounded only in count: 64 streams whose key
-    # names were 8 MiB each kept 536 MiB alive after they ended
+    # bug class: a layout cache bounded only in count: 64 streams whose key names were 8 MiB
+    # each kept 536 MiB alive after they ended
     known = frozenset({"a-field-no-other-test-has"})
     gc.collect()
     tracemalloc.start()

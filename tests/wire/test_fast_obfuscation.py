@@ -15,12 +15,11 @@ from hypothesis import strategies as st
 
 import llm_rx
 from llm_rx.events import TextDelta
-from llm_rx.sources._engine import decode_all
+from llm_rx.sources._engine import decode_all, new_decoder
+from llm_rx.speed import fast_paths
+from llm_rx.speed.batches import TemplateFrames
+from llm_rx.speed.templates import ByteTemplate
 from llm_rx.wire.base import SSEPayloadDecoder
-from llm_rx.wire.fast import fast_paths
-from llm_rx.wire.fast.batches import TemplateFrames
-from llm_rx.wire.fast.templates import ByteTemplate
-from llm_rx.wire.registry import make_decoder
 
 from ..captures import CAPTURES
 from ..helpers import split_at
@@ -112,7 +111,7 @@ def test_obfuscated_live_reads_take_the_read_shortcut(
     monkeypatch.setattr(SSEPayloadDecoder, "_run", counted)
     events: list[Any] = []
     folded: list[str] = []
-    decode_all(make_decoder("openai-chat"), reads, events.extend, fold=lambda *_: folded.append)
+    decode_all(new_decoder("openai-chat"), reads, events.extend, fold=lambda *_: folded.append)
     assert general <= 6 < len(folded) + 6 <= len(reads)
     made = "".join(e[1] for e in events if type(e) is TextDelta)
     assert made + "".join(folded) == llm_rx.reassemble(reads).text

@@ -1,6 +1,6 @@
 """The shortcuts change nothing: every capture, and every capture mutated, decodes to the same
 events, the same error (type, message, frame) and the same ``Response`` with the shortcuts on
-and off (:mod:`llm_rx.wire.fast`), however its bytes are cut into reads."""
+and off (:mod:`llm_rx.speed`), however its bytes are cut into reads."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ from hypothesis import strategies as st
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx import speed
 from llm_rx.errors import LlmRxError
 from llm_rx.events import TextDelta, ThinkingDelta
 from llm_rx.sources import EventSource
-from llm_rx.sources._engine import decode_all
-from llm_rx.wire import ollama
+from llm_rx.sources._engine import decode_all, new_decoder
+from llm_rx.speed import fast_paths, spans, templates
+from llm_rx.speed import ollama as fast_ollama
+from llm_rx.speed.batches import TemplateFrames
 from llm_rx.wire.base import ChangedFields, SSEPayloadDecoder
-from llm_rx.wire.fast import fast_paths, layouts, spans, templates
-from llm_rx.wire.fast import ollama as fast_ollama
-from llm_rx.wire.registry import make_decoder
 
 from ..captures import CAPTURES, Capture
 from ..helpers import outcome, split_at
@@ -242,7 +242,7 @@ def test_live_reads_take_the_read_shortcut(name: str, monkeypatch: pytest.Monkey
     def fold(event_type: Any, block: int) -> Callable[[str], None]:
         return lambda text: folded.append((event_type, block, text))
 
-    decode_all(make_decoder(capture.provider), reads, events.extend, fold=fold)
+    decode_all(new_decoder(capture.provider), reads, events.extend, fold=fold)
     assert general < 12 < len(folded)
     blocks = llm_rx.reassemble(reads).content
     for index, block in enumerate(blocks):  # the strings made into events, then folded
@@ -269,25 +269,24 @@ def test_fast_paths_off_no_decoder_learns_or_batches(monkeypatch: pytest.MonkeyP
     # bug class: a shortcut the switch does not reach, so a test "with the shortcuts off"
     # still runs it and compares it with itself
     monkeypatch.setattr(templates.ByteTemplate, "learn", _refuse)
-    monkeypatch.setattr(SSEPayloadDecoder, "_batch", _refuse)
+    monkeypatch.setattr(TemplateFrames, "_batch", _refuse)
     monkeypatch.setattr(spans.Spans, "learn", _refuse)
     monkeypatch.setattr(fast_ollama.Usual, "learn", _refuse)
-    monkeypatch.setattr(ollama.OllamaDecoder, "_usual_run", _refuse)
-    monkeypatch.setattr(SSEPayloadDecoder, "_read_of", _refuse)
-    monkeypatch.setattr(SSEPayloadDecoder, "_appender", _refuse)
+    monkeypatch.setattr(fast_ollama.OllamaShortcuts, "_usual_run", _refuse)
+    monkeypatch.setattr(TemplateFrames, "_read_of", _refuse)
+    monkeypatch.setattr(TemplateFrames, "_appender", _refuse)
+    monkeypatch.setattr(speed, "decoders", _refuse)  # (no decoder with shortcuts is made)
     with fast_paths(False):
         for capture in CAPTURES:
             llm_rx.reassemble(capture.data, capture.provider)
 
 
-def test_fast_paths_off_no_layout_is_shared() -> None:
-    # bug class: a layout learned by one stream and read by the next, with the shortcuts off
+def test_no_layout_is_shared_between_streams() -> None:
+    # bug class: a layout learned by one stream and read by the next
     known = frozenset({"fast-paths-test"})
-    with fast_paths(False):
-        first = ChangedFields(known)
-        first.changes({"a": 1, "fast-paths-test": 2})
-        assert ChangedFields(known)._layouts == {}
-    assert known not in layouts._LAYOUTS
+    first = ChangedFields(known)
+    first.changes({"a": 1, "fast-paths-test": 2})
+    assert ChangedFields(known)._layouts == {}
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,11 @@ from reactivex.testing import TestScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx import speed
 from llm_rx.builder import ResponseBuilder
-from llm_rx.wire import fast_paths
-from llm_rx.wire.base import SSEPayloadDecoder
-from llm_rx.wire.fast import active, templates
-from llm_rx.wire.registry import make_decoder
+from llm_rx.sources._engine import new_decoder
+from llm_rx.speed import active, fast_paths, templates
+from llm_rx.speed.batches import TemplateFrames
 
 from ..captures import capture
 
@@ -33,10 +33,16 @@ def _refuse(*_: Any, **__: Any) -> Any:
 
 def _no_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(templates.ByteTemplate, "learn", _refuse)
-    monkeypatch.setattr(SSEPayloadDecoder, "_batch", _refuse)
-    monkeypatch.setattr(SSEPayloadDecoder, "_read_of", _refuse)
-    monkeypatch.setattr(SSEPayloadDecoder, "_appender", _refuse)
-    monkeypatch.setattr(ResponseBuilder, "_one_block", _refuse)
+    monkeypatch.setattr(TemplateFrames, "_batch", _refuse)
+    monkeypatch.setattr(TemplateFrames, "_read_of", _refuse)
+    monkeypatch.setattr(TemplateFrames, "_appender", _refuse)
+    monkeypatch.setattr(speed, "decoders", _refuse)
+
+
+def _shortcuts() -> bool:
+    """Whether a source made its decoder here with shortcuts."""
+    decoder: Any = new_decoder("openai-chat")
+    return isinstance(decoder.inner, TemplateFrames)
 
 
 def test_fast_paths_two_threads_keep_their_own_setting() -> None:
@@ -48,14 +54,14 @@ def test_fast_paths_two_threads_keep_their_own_setting() -> None:
     def general() -> None:
         with fast_paths(False):
             inside.set()
-            seen["general"] = active(), make_decoder("openai-chat")._shortcuts
+            seen["general"] = active(), _shortcuts()
             checked.wait(WAIT)
             seen["general, after"] = active()
 
     thread = threading.Thread(target=general)
     thread.start()
     assert inside.wait(WAIT)
-    seen["other"] = active(), make_decoder("openai-chat")._shortcuts
+    seen["other"] = active(), _shortcuts()
     checked.set()
     thread.join(WAIT)
     assert seen == {"general": (False, False), "other": (True, True),
@@ -73,11 +79,11 @@ def test_fast_paths_two_tasks_keep_their_own_setting() -> None:
             with fast_paths(False):
                 inside.set()
                 await checked.wait()
-                seen["general"] = active(), make_decoder("openai-chat")._shortcuts
+                seen["general"] = active(), _shortcuts()
 
         async def other() -> None:
             await inside.wait()
-            seen["other"] = active(), make_decoder("openai-chat")._shortcuts
+            seen["other"] = active(), _shortcuts()
             checked.set()
 
         await asyncio.wait_for(asyncio.gather(general(), other()), WAIT)

@@ -756,7 +756,7 @@ def test_gemini_held_usage_goes_out_when_the_stream_is_cut() -> None:
 def test_gemini_hot_path_decodes_exactly_as_the_general_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from llm_rx.wire.gemini import GeminiDecoder
+    from llm_rx.speed.gemini import GeminiShortcuts
 
     from ..helpers import outcome
 
@@ -769,7 +769,7 @@ def test_gemini_hot_path_decodes_exactly_as_the_general_path(
         for i in range(41)
     ))
     fast = [outcome([body], "gemini") for body in bodies]
-    monkeypatch.setattr(GeminiDecoder, "_learn_shape", lambda self, chunk, data: None)
+    monkeypatch.setattr(GeminiShortcuts, "_learn_shape", lambda self, chunk, data: None)
     assert [outcome([body], "gemini") for body in bodies] == fast
 
 
@@ -801,7 +801,7 @@ def test_gemini_span_shortcut_decodes_any_text_and_usage_exactly(
     # looks like the bytes around it, or that misreads the usage object
     import json
 
-    from llm_rx.wire.gemini import GeminiDecoder
+    from llm_rx.speed.gemini import GeminiShortcuts
 
     from ..helpers import outcome
 
@@ -826,12 +826,12 @@ def test_gemini_span_shortcut_decodes_any_text_and_usage_exactly(
     assert response.text == "".join(all_texts)
     assert response.usage.output_tokens == len(all_texts) - 1
     fast = outcome([body], "gemini")
-    original = GeminiDecoder._learn_shape
+    original = GeminiShortcuts._learn_shape
     try:
-        GeminiDecoder._learn_shape = lambda self, chunk, data: None  # type: ignore[method-assign]
+        GeminiShortcuts._learn_shape = lambda self, chunk, data: None  # type: ignore[method-assign]
         slow = outcome([body], "gemini")
     finally:
-        GeminiDecoder._learn_shape = original  # type: ignore[method-assign]
+        GeminiShortcuts._learn_shape = original  # type: ignore[method-assign]
     assert fast == slow
 
 

@@ -13,7 +13,7 @@ import llm_rx
 from llm_rx.errors import WireFormatError
 from llm_rx.events import ChoiceEnd, MetadataUpdate, TextDelta
 from llm_rx.response import OpaqueBlock, RefusalBlock, TextBlock, ThinkingBlock
-from llm_rx.wire.fast import fast_paths
+from llm_rx.speed import fast_paths
 
 from ..captures import capture
 from ..helpers import decode_events, outcome

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from llm_rx.events import Event, TextDelta, ThinkingDelta
-from llm_rx.wire.fast import batches, fast_paths
+from llm_rx.speed import batches, fast_paths
 
 from ..captures import capture
 from ..fuzz.checks import check

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from orjson import JSONDecodeError
 
-from ...events import Event
-from .._boundary import PASS_THROUGH, new_event, shape_error
-from ..sse import SSEDecoder, SSEEvent
+from ..events import Event
+from ..wire._boundary import PASS_THROUGH, new_event, shape_error
+from ..wire.base import TextFold
+from ..wire.sse import SSEDecoder, SSEEvent
 from .templates import ByteTemplate, json_strings, skipped, split_frames
 
 __all__ = [
     "BATCH", "BATCH_SLICE", "BATCH_TRIES", "ReadShortcut", "Runs", "Shortcut", "TemplateFrames",
-    "TextFold",
 ]
 
 # Fewer frames than this are read one by one (a batch costs a few joins); a chunk tries a
@@ -49,10 +49,6 @@ Shortcut = tuple[bytes, bytes, int, int, Any, int, bool, bytes]
 #: keeps "", the template, whether the suffix is closing brackets that may be padded with
 #: spaces (then given without them), and the template's middle.
 ReadShortcut = tuple[bytes, bytes, int, int, int, Any, int, bool, Shortcut, bool, bytes]
-#: Where a consumer that only folds the events wants a delta's strings (see
-#: ``TemplateFrames.fold_into``): given the event type and the block, the callable that folds
-#: one (``list.append`` of the block's parts), or ``None`` where it must get the event.
-TextFold = Callable[[Any, int], Callable[[str], object] | None]
 
 _loads = orjson.loads
 _STRING = itemgetter(0)  # of a frame split at its middle (``split_frames``): the string
@@ -60,12 +56,12 @@ _SKIPPED = itemgetter(2)  # and the skipped one
 
 
 class Runs:
-    """Runs and slices of a chunk's frames (mixed into :class:`~llm_rx.wire.base.Decoder`)."""
+    """Runs and slices of a chunk's frames (mixed into a :class:`~llm_rx.wire.base.Decoder`
+    by the subclasses that take shortcuts)."""
 
     # (set by the decoder)
     finished: bool
     ignored_frames: int
-    _shortcuts: bool
 
     def _in_runs(
         self,
@@ -130,9 +126,9 @@ class Runs:
     ) -> bool:
         """``handle`` a chunk of more than ``BATCH_SLICE`` frames a slice at a time (each
         with its own batch tries, as if it came in reads of that size): whether it did.
-        Frames after the end are counted, unread. Not with the shortcuts off."""
+        Frames after the end are counted, unread."""
         count = len(frames)
-        if count <= BATCH_SLICE or not self._shortcuts:
+        if count <= BATCH_SLICE:
             return False
         for start in range(0, count, BATCH_SLICE):
             if self.finished:
@@ -154,8 +150,8 @@ class TemplateFrames(Runs):
     templates did not see drops them (``_forget``).
     """
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self._templates: list[Shortcut] = []
         self._template_hit: Shortcut | None = None
         self._learned = 0  # templates learned so far (a new one may make a batch worth it)
@@ -166,9 +162,23 @@ class TemplateFrames(Runs):
         self._fold: TextFold | None = None
         self._append: Callable[[str], object] | bool | None = None
 
-    if TYPE_CHECKING:
+    if TYPE_CHECKING:  # (the decoder's)
+        _sse: SSEDecoder
+
         def _data(self, data: bytes, out: list[Event]) -> None: ...
         def _event(self, event: SSEEvent, out: list[Event]) -> None: ...
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        """The decoder's ``decode``, but a read that is one whole frame of the latest
+        template is decoded without the framer (``_read_hit``)."""
+        if self._read is not None and (hit := self._read_hit(chunk)) is not None:
+            return hit
+        self._read = None
+        self._append = None
+        events: list[Event] = super().decode(chunk)  # type: ignore[misc]  # (the decoder's)
+        if self._templates:
+            self._read = self._read_of(chunk, self._sse)
+        return events
 
     def _learn(
         self, data: bytes, marker: bytes, value: str, event_type: Any, index: int,
@@ -177,9 +187,7 @@ class TemplateFrames(Runs):
         """Keep ``data``'s template (see :class:`ByteTemplate`) as a shortcut to
         ``event_type(index, string)``; the latest first, a few at most (one per block).
         ``skip``: the frame's last key, a string the decoder ignores (its value may vary).
-        Nothing is learned with the shortcuts off."""
-        if not self._shortcuts:
-            return
+        """
         template = ByteTemplate.learn(data, marker, value, skip)
         if template is None:
             return
@@ -279,7 +287,7 @@ class TemplateFrames(Runs):
         its string to ``fold(event_type, block)`` (asked at its first such read, once every
         event before it was folded; asked again after any other read) instead of an event.
         The fold gets the strings it would have folded from the events, in the same order."""
-        self._fold = fold if self._shortcuts else None
+        self._fold = fold
         self._append = None
 
     def _appender(self, read: ReadShortcut) -> Callable[[str], object] | bool:
@@ -298,7 +306,7 @@ class TemplateFrames(Runs):
         if self._in_slices(frames, out, self._frames):
             return
         count = len(frames)
-        tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
+        tries = BATCH_TRIES if count >= BATCH else 0
         position = 0
         while position < count:
             if tries and count - position >= BATCH and self._batchable():

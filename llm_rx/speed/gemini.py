@@ -1,27 +1,28 @@
-"""The frames Gemini declares to the speed mechanism, and its hot path.
+"""Gemini with shortcuts: a plain decoder that learns from the chunks it read.
 
 A plain text chunk (one candidate, one text part for its open text block, no finish reason)
-is declared twice when the general path has decoded it (``_learn_shape``): as its
+is learnt twice when the plain decoder has decoded it (``_learn_shape``): as its
 :class:`Shape` (its keys and the values that must stay the same; the text and the
 ``usageMetadata`` vary) and as its :class:`~llm_rx.wire.fast.spans.Spans` (its bytes around the
 text and the usage counts). A later chunk with the same bytes but for those two is read by
 parsing the two alone, a run of them at C level (``_batch``); one of the same shape with a
-handful of lookups; anything else takes the general path (``GeminiDecoder._chunk``), which
-gives the same events. With the shortcuts off nothing is declared.
+handful of lookups; anything else is handed to the plain decoder (``GeminiDecoder._chunk``),
+which gives the same events.
 """
 
 from __future__ import annotations
 
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
-from ...events import Event, TextDelta
-from .._boundary import new_event
-from .._checks import check_depth
-from .._gemini_tables import CANDIDATE_FIELDS, CHUNK_FIELDS, Candidate
-from ..sse import SSEEvent
+from ..events import Event, TextDelta
+from ..wire._boundary import new_event
+from ..wire._checks import check_depth
+from ..wire._gemini_tables import CANDIDATE_FIELDS, CHUNK_FIELDS
+from ..wire.gemini import GeminiDecoder
+from ..wire.sse import SSEEvent
 from .batches import TemplateFrames
 from .spans import Spans
 
@@ -41,23 +42,19 @@ class Shape(NamedTuple):
     candidate_keys: tuple[str, ...]
     candidate_extras: tuple[tuple[str, Any], ...]
     content_keys: tuple[str, ...]
-    candidate: Candidate
+    candidate: Any  # (the decoder's candidate)
 
 
-class GeminiShortcuts(TemplateFrames):
-    """The hot path of :class:`~llm_rx.wire.gemini.GeminiDecoder` (which gives ``_chunk``,
-    ``_usage`` and the candidates)."""
+class GeminiShortcuts(TemplateFrames, GeminiDecoder):
+    """The hot path over :class:`~llm_rx.wire.gemini.GeminiDecoder`: a chunk it does not
+    recognise goes to the decoder's own ``_chunk``, and is learnt from."""
 
     _fast: Shape | None = None  # the last plain chunk's shape
     _spans: Spans | None = None  # ... and its bytes
 
-    if TYPE_CHECKING:  # (the decoder's)
-        _candidates: dict[int, Candidate]
-        _last_usage: Any
-        _usage_due: bool
-
-        def _chunk(self, chunk: dict[str, Any], raw: bytes, out: list[Event]) -> None: ...
-        def _usage(self, usage: Any, out: list[Event]) -> None: ...
+    def _chunk(self, chunk: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        super()._chunk(chunk, raw, out)
+        self._learn_shape(chunk, raw)
 
     def _batchable(self) -> bool:
         return self._spans is not None
@@ -167,8 +164,6 @@ class GeminiShortcuts(TemplateFrames):
         """Remember the shape of a plain text chunk, and its bytes (see :meth:`_data`)."""
         self._fast = None
         self._spans = None
-        if not self._shortcuts:
-            return
         candidates = chunk.get("candidates")
         if not (isinstance(candidates, list) and len(candidates) == 1) or chunk.get("error"):
             return

@@ -1,26 +1,26 @@
-"""The lines Ollama declares to the speed mechanism: a usual line's bytes, read in batches.
+"""Ollama with shortcuts: a usual line's bytes, learnt from the plain decoder, read in batches.
 
-A usual line (the reply's model, a time and a text delta, nothing else) is declared by the
-decoder once it has decoded one (``_declare_usual``, a few tries at most): its bytes around
+A usual line (the reply's model, a time and a text delta, nothing else) is learnt once the
+plain decoder has decoded one (``_line``, a few tries at most): its bytes around
 the time and the text (:class:`Usual`). A run of lines that are that line with another time
 and text decodes at C level, the text of each parsed as one JSON array and the time only
 checked (:meth:`Usual.strings`); the other lines go one by one. Before the framer cuts a
 read into lines, its complete lines are tried as one block (:meth:`Usual.block`): when every
 one is the usual line, the block's texts come from two replacements and one parse of the
-whole block, with no object per line but the text and its event. With the shortcuts off
-nothing is declared and no batch is tried.
+whole block, with no object per line but the text and its event.
 """
 
 from __future__ import annotations
 
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
-from ...events import BlockKind, Event, TextDelta
-from .._boundary import new_event
+from ..events import Event, TextDelta
+from ..wire._boundary import new_event
+from ..wire.ollama import OllamaDecoder
 from .batches import BATCH, BATCH_TRIES, Runs
 from .templates import ByteTemplate, json_strings, split_frames
 
@@ -33,6 +33,8 @@ _LINE_END = b'",\n0,\n"'
 # Of a partition: what came before and after the separator.
 _BEFORE, _AFTER = itemgetter(0), itemgetter(2)
 _loads = orjson.loads
+# The keys of a usual line: the reply's model, a time, a message and done.
+_USUAL_KEYS = frozenset({"model", "created_at", "message", "done"})
 _PLAIN = bytes(sorted(set(range(0x20, 0x7F)) - {0x22, 0x5C}))  # printable ASCII but '"' and '\\'
 
 
@@ -109,24 +111,40 @@ class Usual(NamedTuple):
         return json_strings(map(_AFTER, parts), len(lines))
 
 
-class OllamaShortcuts(Runs):
-    """The batches of :class:`~llm_rx.wire.ollama.OllamaDecoder` (which gives the open
-    block and decodes a line by itself)."""
+class OllamaShortcuts(Runs, OllamaDecoder):
+    """Batches over :class:`~llm_rx.wire.ollama.OllamaDecoder` (which gives the open block
+    and decodes a line by itself)."""
 
     _usual: Usual | None = None  # the bytes of a usual line, for batches
     _learning = 3  # tries left to learn them
 
-    if TYPE_CHECKING:  # (the decoder's)
-        _open: int | None
-        _open_kind: BlockKind | None
+    def decode(self, chunk: bytes) -> list[Event]:
+        taken: list[Event] = []  # (the events of the lines taken whole)
 
-        def _line(self, line: bytes, out: list[Event]) -> None: ...
-        def _each(self, frames: list[Any], out: list[Event], one: Any) -> None: ...
+        def whole(block: bytes) -> bool:
+            return self._whole_lines(block, taken)
 
-    def _declare_usual(self, line: bytes, time: Any, text: str) -> None:
-        """``line`` is a usual line, with ``time`` and ``text``: learn its bytes."""
-        self._learning -= 1
-        self._usual = Usual.learn(line, time, text)
+        def handle(lines: list[bytes], out: list[Event]) -> None:
+            out += taken
+            self._lines_of(lines, out)
+
+        return self._run(lambda: self._lines.decode(chunk, whole), handle)
+
+    def _line(self, line: bytes, out: list[Event]) -> None:
+        before = len(out)
+        super()._line(line, out)
+        if self._learning and self._usual is None and len(out) == before + 1:
+            self._watch(line, out[-1])
+
+    def _watch(self, line: bytes, event: Event) -> None:
+        """The plain decoder made one text delta of ``line``: learn its bytes if it is a
+        usual line (see :class:`Usual`)."""
+        if event.__class__ is not TextDelta or self._open_kind != "text":
+            return
+        frame = _loads(line)
+        if frame.keys() == _USUAL_KEYS and frame["done"] is False:
+            self._learning -= 1
+            self._usual = Usual.learn(line, frame["created_at"], event[1])
 
     def _whole_lines(self, block: bytes, out: list[Event]) -> bool:
         """Decode ``block``, a read's complete lines, at once if each is a usual line in the
@@ -142,7 +160,7 @@ class OllamaShortcuts(Runs):
         if self._in_slices(lines, out, self._lines_of):
             return
         count = len(lines)
-        tries = BATCH_TRIES if self._shortcuts and count >= BATCH else 0
+        tries = BATCH_TRIES if count >= BATCH else 0
         position = 0
         while position < count and tries:
             tries -= 1

@@ -1,34 +1,33 @@
-"""The frames OpenAI Chat Completions declares to the speed mechanism, and its hot path.
+"""OpenAI Chat Completions with shortcuts: a plain decoder that learns from the chunks it read.
 
 A plain chunk (one choice, whose delta is one text string or one argument fragment of a known
-call, no finish reason, no usage) is declared when the general path has decoded it
-(``_declare``, called by ``OpenAIChatDecoder._chunk``), and learnt as the next frame arrives:
+call, no finish reason, no usage) is noted when the plain decoder has decoded it
+(``_declare``), and learnt as the next frame arrives:
 as its :class:`Layout` (its keys and the metadata values that must stay the same; the delta
 varies) and as a byte template (:mod:`.templates`: its bytes around the delta string, to
 ``TextDelta`` or ``ToolArgsDelta``). A later chunk with the same bytes but for that string is
 read by parsing the string alone, a run of them at C level (:mod:`.batches`): a chunk's
 last key ``"obfuscation"`` (random padding the general path drops, ``NEVER_KEPT``) is the
 template's skipped string, which may vary too (:class:`~.templates.ByteTemplate`); one of the same
-layout with a handful of lookups; anything else takes the general path, which gives the same
-events. The general path calls ``_general_path()`` first: the state the shortcuts skipped is
-brought up to date and what they learnt is dropped. With the shortcuts off nothing is
-declared.
+layout with a handful of lookups; anything else is handed to the plain decoder, which gives
+the same events. Before it takes a frame, ``_general_path()`` brings the state the shortcuts
+skipped up to date and drops what they learnt.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
-from ...events import Event, TextDelta, ToolArgsDelta
-from .._boundary import new_event
-from .._chat_tables import CHUNK_FIELDS, Choice
-from ..changed import ChangedFields
-from ..sse import SSEEvent
+from ..events import Event, TextDelta, ToolArgsDelta
+from ..wire._boundary import new_event
+from ..wire._chat_tables import CHUNK_FIELDS, Choice
+from ..wire.openai_chat import OpenAIChatDecoder
+from ..wire.sse import SSEEvent
 from .batches import TemplateFrames
 
-__all__ = ["ChatShortcuts", "Layout"]
+__all__ = ["Layout", "OpenAIChatShortcuts"]
 
 _loads = orjson.loads
 
@@ -53,22 +52,19 @@ class Layout(NamedTuple):
     choice: Choice
 
 
-class ChatShortcuts(TemplateFrames):
-    """The hot path of :class:`~llm_rx.wire.openai_chat.OpenAIChatDecoder` (which gives
-    ``_chunk``, the choices and the metadata fields)."""
+class OpenAIChatShortcuts(TemplateFrames, OpenAIChatDecoder):
+    """The hot path over :class:`~llm_rx.wire.openai_chat.OpenAIChatDecoder`: a frame it
+    does not recognise goes to the decoder's own ``_data`` / ``_chunk``."""
 
     _layout: Layout | None = None  # the last plain chunk's layout
     _to_learn: tuple[dict[str, Any], Any, bytes] | None = None  # declared, learnt next frame
 
-    if TYPE_CHECKING:  # (the decoder's)
-        _choices: dict[int, Choice]
-        _fields: ChangedFields
-        _tool_choice: dict[int, Choice]
-
-        def _chunk(self, chunk: Any, data: bytes, name: str, out: list[Event]) -> None: ...
+    def _chunk(self, chunk: Any, data: bytes, name: str, out: list[Event]) -> None:
+        self._general_path()
+        super()._chunk(chunk, data, name, out)
 
     def _declare(self, chunk: dict[str, Any], raw: Any, data: bytes) -> None:
-        """The general path decoded ``chunk``, of one choice ``raw``: a plain one is learnt
+        """The plain decoder decoded ``chunk``, of one choice ``raw``: a plain one is learnt
         when the next frame arrives, not now (this frame's events go out first)."""
         delta = raw.get("delta") if raw.__class__ is dict else None
         if delta.__class__ is dict and len(delta) == 1:  # (see ``_learn_layout``)
@@ -100,6 +96,16 @@ class ChatShortcuts(TemplateFrames):
         except orjson.JSONDecodeError:
             self._event(SSEEvent("message", frame), out)  # (the general path says why)
             return
+        if not self._hit(chunk, frame, out):
+            self._general_path()
+            super()._data(frame, out)
+            choices = chunk.get("choices") if chunk.__class__ is dict else None
+            if choices.__class__ is list and len(choices) == 1 and not self.finished:
+                self._declare(chunk, choices[0], frame)
+
+    def _hit(self, chunk: Any, frame: bytes, out: list[Event]) -> bool:
+        """Decode ``chunk`` if it is shaped like the last plain one (see :class:`Layout`),
+        with the same metadata values: whether it was."""
         layout = self._layout
         if layout is not None and chunk.__class__ is dict and tuple(chunk) == layout.keys:
             for key, value in layout.extras:
@@ -120,10 +126,9 @@ class ChatShortcuts(TemplateFrames):
                             if content.__class__ is str and block is not None:
                                 if content:
                                     out.append(new_event(TextDelta, (block, content)))
-                                return
-                            if self._fast_tool_fragment(layout.choice, delta, frame, out):
-                                return
-        self._chunk(chunk, frame, "message", out)
+                                return True
+                            return self._fast_tool_fragment(layout.choice, delta, frame, out)
+        return False
 
     def _fast_tool_fragment(
         self, choice: Choice, delta: dict[str, Any], data: bytes, out: list[Event]
