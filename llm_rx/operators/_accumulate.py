@@ -7,9 +7,9 @@ from collections.abc import Callable
 import reactivex
 from reactivex import Observable, abc
 
-from ..builder import ResponseBuilder, Snapshot, fold_error
 from ..errors import LlmRxError
 from ..events import Event
+from ..fold.builder import ResponseBuilder, Snapshot, fold_error
 from ..sources import EventSource
 from ..wire import fast
 

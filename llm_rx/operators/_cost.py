@@ -9,12 +9,12 @@ from typing import Any
 import reactivex
 from reactivex import Observable, abc
 
-from .._notes import noting
 from ..events import Event, MessageStart, MessageStop, UsageUpdate
 from ..response import Response, Usage
 from ..sources import EventSource
 from ..wire import fast
 from ._hub import Kinds, read_kinds
+from ._notes import noting
 from ._pricing import Cost, price, price_list
 
 __all__ = ["cost"]

@@ -9,13 +9,13 @@ import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable
 
-from .._notes import gathering
 from ..events import Event
 from ..response import Response
 from ..sources import EventSource
 from ..wire import fast
 from ._fold import SharedFold
 from ._hub import Hub
+from ._notes import gathering
 
 __all__ = ["fan_out"]
 

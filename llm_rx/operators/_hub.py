@@ -17,12 +17,12 @@ from collections.abc import Callable
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable, SerialDisposable
 
-from .._notes import Note, notes, noting
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Reading
 from ..wire import fast
 from ._fold import SharedFold
+from ._notes import Note, notes, noting
 
 __all__ = ["Hub", "Kinds", "read_kinds", "shared_fold"]
 

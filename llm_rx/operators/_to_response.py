@@ -8,9 +8,9 @@ from functools import partial
 import reactivex
 from reactivex import Observable, abc
 
-from .._blocks import appender
-from ..builder import ResponseBuilder, fold_error
 from ..events import Event
+from ..fold.blocks import appender
+from ..fold.builder import ResponseBuilder, fold_error
 from ..response import Response
 from ..sources import EventSource
 from ..wire import fast

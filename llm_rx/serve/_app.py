@@ -24,8 +24,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
-from .._reassemble import reassemble
-from .._translate import translate
 from ..encoders import ENCODERS as STREAM_ENCODERS
 from ..errors import LlmRxError
 from ..native import to_native
@@ -40,6 +38,8 @@ from ..native.endpoints import (
 from ..native.errors import error_body, error_frame
 from ..native.frames import cut_after, split_frames
 from ..native.malformed import BROKEN_JSON, malformed_frame
+from ..read.reassemble import reassemble
+from ..read.translate import translate
 from ..response import Response as Reply
 from ._faults import FAULT_HEADER, MIDDLE, Fault, parse_fault, parse_pace
 from ._index import Capture, CaptureIndex

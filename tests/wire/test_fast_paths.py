@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.builder import ResponseBuilder
 from llm_rx.errors import LlmRxError
 from llm_rx.events import BlockStart, MessageStart, TextDelta, ThinkingDelta
+from llm_rx.fold.builder import ResponseBuilder
 from llm_rx.sources import EventSource
 from llm_rx.sources._engine import decode_all
 from llm_rx.wire import ollama

@@ -15,7 +15,7 @@ from reactivex.testing import TestScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.builder import ResponseBuilder
+from llm_rx.fold.builder import ResponseBuilder
 from llm_rx.wire import fast_paths
 from llm_rx.wire.base import SSEPayloadDecoder
 from llm_rx.wire.fast import active, templates

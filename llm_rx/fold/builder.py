@@ -27,11 +27,8 @@ from itertools import groupby, repeat
 from operator import itemgetter
 from typing import Any
 
-from ._blocks import Acc
-from ._history import History, Latest, overlay, overlay_into
-from ._snapshot import Ended, Reading, Snapshot, fold_error
-from .errors import IncompleteStreamError, LlmRxError
-from .events import (
+from ..errors import IncompleteStreamError, LlmRxError
+from ..events import (
     BlockStart,
     BlockStop,
     ChoiceEnd,
@@ -50,8 +47,11 @@ from .events import (
     ToolArgsDelta,
     UsageUpdate,
 )
-from .response import Block, Response, Usage
-from .wire import fast
+from ..response import Block, Response, Usage
+from ..wire import fast
+from .blocks import Acc
+from .history import History, Latest, overlay, overlay_into
+from .snapshot import Ended, Reading, Snapshot, fold_error
 
 __all__ = ["ResponseBuilder", "Snapshot", "fold_error"]
 
