@@ -33,7 +33,7 @@ _LAZY: dict[str, str] = {
     "IncompleteStreamError": ".errors",
     "LlmRxError": ".errors",
     "LogprobsDelta": ".events",
-    "MessageDrop": ".native.messages",
+    "MessageDrop": ".encoders.messages",
     "MessageStart": ".events",
     "MessageStop": ".events",
     "MetadataUpdate": ".events",
@@ -78,7 +78,7 @@ _LAZY: dict[str, str] = {
     "reassemble": ".read.reassemble",
     "sniff": ".wire.registry",
     "to_aiter": ".read.to_aiter",
-    "to_message": ".native.messages",
+    "to_message": ".encoders.messages",
     "to_native": ".native",
     "translate": ".read.translate",
 }
@@ -172,6 +172,7 @@ def __dir__() -> list[str]:
 
 
 if _typing.TYPE_CHECKING:  # (what type checkers and IDEs see: the same names, imported at once)
+    from .encoders.messages import MessageDrop, to_message
     from .errors import (
         CancelledStreamError,
         FrameTooLargeError,
@@ -208,7 +209,6 @@ if _typing.TYPE_CHECKING:  # (what type checkers and IDEs see: the same names, i
     )
     from .fold.builder import ResponseBuilder, Snapshot
     from .native import to_native
-    from .native.messages import MessageDrop, to_message
     from .operators import PartialValue, StreamMetrics
     from .read.from_native import from_native
     from .read.reassemble import reassemble
