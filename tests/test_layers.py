@@ -197,6 +197,14 @@ def test_every_unit_has_a_place_in_the_order() -> None:
     assert len(ORDER) == len(set(ORDER))
 
 
+def test_every_folder_of_modules_is_a_package() -> None:
+    """A folder without ``__init__.py`` imports (a namespace package) but is no package to
+    the site's reference or to some packaging tools."""
+    folders = {path.parent for path in PACKAGE.rglob("*.py")}
+    assert sorted(str(f.relative_to(PACKAGE)) for f in folders
+                  if not (f / "__init__.py").exists()) == []
+
+
 def test_no_cycle_between_units() -> None:
     assert cycles(edges()) == []
 
