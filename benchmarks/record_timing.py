@@ -24,8 +24,8 @@ from pathlib import Path
 
 import httpx
 
-from llm_rx.native.frames import split_frames
 from llm_rx.serve import EmulatorThread, RecorderThread
+from llm_rx.serve._frames import split_frames
 from llm_rx.serve._timing import timing_of
 
 CAPTURE = Path(__file__).resolve().parent.parent / "tests/captures/openai/chat-text-basic.sse"

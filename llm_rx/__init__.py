@@ -33,7 +33,7 @@ _LAZY: dict[str, str] = {
     "IncompleteStreamError": ".errors",
     "LlmRxError": ".errors",
     "LogprobsDelta": ".events",
-    "MessageDrop": ".native.messages",
+    "MessageDrop": ".encoders.messages",
     "MessageStart": ".events",
     "MessageStop": ".events",
     "MetadataUpdate": ".events",
@@ -48,10 +48,10 @@ _LAZY: dict[str, str] = {
     "RefusalBlock": ".response",
     "RefusalDelta": ".events",
     "Response": ".response",
-    "ResponseBuilder": ".builder",
+    "ResponseBuilder": ".fold.builder",
     "SignatureDelta": ".events",
     "SinkWriteError": ".errors",
-    "Snapshot": ".builder",
+    "Snapshot": ".fold.builder",
     "StopReason": ".response",
     "StreamMetrics": ".operators",
     "StreamTimeoutError": ".errors",
@@ -71,20 +71,20 @@ _LAZY: dict[str, str] = {
     "from_bytes": ".sources",
     "from_file": ".sources",
     "from_httpx": ".sources",
-    "from_native": ".native",
+    "from_native": ".read.from_native",
     "from_sdk": ".sources",
     "from_websocket": ".sources",
     "make_decoder": ".wire.registry",
-    "reassemble": "._reassemble",
+    "reassemble": ".read.reassemble",
     "sniff": ".wire.registry",
-    "to_aiter": "._aiter",
-    "to_message": ".native.messages",
+    "to_aiter": ".read.to_aiter",
+    "to_message": ".encoders.messages",
     "to_native": ".native",
-    "translate": "._translate",
+    "translate": ".read.translate",
 }
 #: The subpackages, also reached as attributes (``llm_rx.operators``).
 _SUBMODULES = frozenset({
-    "builder", "cli", "data", "encoders", "errors", "events", "native", "operators",
+    "cli", "data", "encoders", "errors", "events", "fold", "native", "operators", "read",
     "response", "serve", "sinks", "sources", "testing", "wire",
 })
 
@@ -172,10 +172,7 @@ def __dir__() -> list[str]:
 
 
 if _typing.TYPE_CHECKING:  # (what type checkers and IDEs see: the same names, imported at once)
-    from ._aiter import to_aiter
-    from ._reassemble import reassemble
-    from ._translate import translate
-    from .builder import ResponseBuilder, Snapshot
+    from .encoders.messages import MessageDrop, to_message
     from .errors import (
         CancelledStreamError,
         FrameTooLargeError,
@@ -210,9 +207,13 @@ if _typing.TYPE_CHECKING:  # (what type checkers and IDEs see: the same names, i
         event_from_dict,
         event_to_dict,
     )
-    from .native import from_native, to_native
-    from .native.messages import MessageDrop, to_message
+    from .fold.builder import ResponseBuilder, Snapshot
+    from .native import to_native
     from .operators import PartialValue, StreamMetrics
+    from .read.from_native import from_native
+    from .read.reassemble import reassemble
+    from .read.to_aiter import to_aiter
+    from .read.translate import translate
     from .response import (
         Choice,
         ErrorInfo,

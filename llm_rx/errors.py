@@ -25,10 +25,7 @@ completed before it (read by the decoder, which decodes them before it fails).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:  # (the events module imports the response model, which imports this one)
-    from .events import Event
+from typing import Any, Literal
 
 __all__ = [
     "CancelledStreamError",
@@ -59,8 +56,10 @@ class LlmRxError(Exception):
     """
 
     kind: ErrorKind = "wire_format"
-    #: The events decoded before the error (from the same read, or the body's end).
-    events: tuple[Event, ...] = ()
+    #: The events decoded before the error (from the same read, or the body's end): each an
+    #: ``llm_rx.Event``. Typed ``Any`` here because this module sits below the event algebra
+    #: (``events`` imports ``response``, which imports this module), and imports neither.
+    events: tuple[Any, ...] = ()
 
     def __init__(self, message: str, raw: str | bytes | None = None) -> None:
         super().__init__(message)

@@ -62,12 +62,12 @@ from typing import TYPE_CHECKING, Any
 from ._pytest_plugin import llm_rx_capture_paths, llm_rx_server
 
 if TYPE_CHECKING:
-    from ._scripted import reply
+    from .serve._scripted import reply
     from .serve._verdict import Verdict, check_client
 
 __all__ = ["Verdict", "check_client", "llm_rx_capture_paths", "llm_rx_server", "reply"]
 
-_LAZY = {"reply": "llm_rx._scripted", "check_client": "llm_rx.serve._verdict",
+_LAZY = {"reply": "llm_rx.serve._scripted", "check_client": "llm_rx.serve._verdict",
          "Verdict": "llm_rx.serve._verdict"}
 
 

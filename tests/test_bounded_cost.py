@@ -19,8 +19,8 @@ import pytest
 
 import llm_rx
 from benchmarks import streams
-from llm_rx.builder import ResponseBuilder
 from llm_rx.errors import FrameTooLargeError
+from llm_rx.fold.builder import ResponseBuilder
 from llm_rx.sources._engine import decode_all, new_decoder
 from llm_rx.wire import openai_responses
 from llm_rx.wire.json_array import JSONArrayDecoder

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llm_rx.builder import ResponseBuilder, Snapshot
 from llm_rx.events import (
     BlockStart,
     BlockStop,
@@ -20,6 +19,7 @@ from llm_rx.events import (
     ThinkingDelta,
     ToolArgsDelta,
 )
+from llm_rx.fold.builder import ResponseBuilder, Snapshot
 
 from .captures import CAPTURES, Capture
 from .helpers import decode_events

@@ -24,7 +24,7 @@ ROUND_TRIP = [c for c in CAPTURES if c.provider in RESTREAMERS]
 FINISHED = [c for c in ROUND_TRIP if llm_rx.reassemble(c.data, c.provider).complete]
 COUNTERPARTS = [c for c in CAPTURES if c.nonstream is not None]
 
-# What a non-stream body cannot carry, per capture (see llm_rx/native/from_native.py).
+# What a non-stream body cannot carry, per capture (see llm_rx/read/from_native.py).
 _NOT_CARRIED: dict[str, str] = {
     "groq/web-search-executed-tools.sse": "to_native leaves Groq's executed_tools out of the "
     "message (its non-stream `message.executed_tools` shape is not written yet)",

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-import llm_rx.builder
+import llm_rx.fold.builder
 from llm_rx.wire import openai_chat
 
 from .captures import capture
@@ -64,7 +64,7 @@ def test_fuzz_check_reports_an_exception_escaping(monkeypatch: pytest.MonkeyPatc
     def broken(self: object, error: object = None) -> None:
         raise KeyError("planted")
 
-    monkeypatch.setattr(llm_rx.builder.ResponseBuilder, "build", broken)
+    monkeypatch.setattr(llm_rx.fold.builder.ResponseBuilder, "build", broken)
     failures = check(capture("openai/chat-text-basic.sse").data, "openai-chat", [])
     assert [failure.invariant for failure in failures] == ["escape"]
     assert "KeyError" in failures[0].detail

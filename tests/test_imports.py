@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("pydantic", "pydantic_core", "reactivex", "orjson", "httpx", "httpx2", "rich",
          "starlette", "uvicorn", "genai_prices", "opentelemetry", "jiter", "redis", "IPython",
          "asyncio", "llm_rx.wire", "llm_rx.events", "llm_rx.response", "llm_rx.cli",
-         "llm_rx.sources", "llm_rx.operators", "llm_rx.sinks", "llm_rx.serve")
+         "llm_rx.fold", "llm_rx.read", "llm_rx.sources", "llm_rx.operators", "llm_rx.sinks",
+         "llm_rx.serve", "llm_rx.native", "llm_rx.encoders")
 
 
 def _imported(code: str, *argv: str) -> list[str]:

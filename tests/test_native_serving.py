@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 import llm_rx
-from llm_rx.native.endpoints import capture_form, find_endpoint, reframe, wants_stream
-from llm_rx.native.errors import error_body, error_frame
-from llm_rx.native.frames import cut_after, split_frames
+from llm_rx.serve._endpoints import capture_form, find_endpoint, reframe, wants_stream
+from llm_rx.serve._error_bodies import error_body, error_frame
+from llm_rx.serve._frames import cut_after, split_frames
 from tests.captures import CAPTURES, Capture, capture
 
 FORMS = {"openai-chat": "sse", "openai-responses": "sse", "anthropic": "sse",

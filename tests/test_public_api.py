@@ -18,7 +18,7 @@ def test_all_is_sorted_and_complete() -> None:
     # (not identifiers: the '@py_builtins' pytest's assertion rewriting adds to the modules
     # of a distribution that registers a pytest plugin, as llm-rx does with llm_rx.testing)
     public = {name for name in vars(llm_rx) if name.isidentifier() and not name.startswith("_")}
-    modules = {"builder", "cli", "data", "encoders", "errors", "events", "native", "operators",
+    modules = {"cli", "data", "encoders", "errors", "events", "fold", "native", "operators", "read",
                "response", "serve", "sinks", "sources", "speed", "testing", "wire"}
     assert public - modules - set(llm_rx.__all__) == set()
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 import llm_rx
-from llm_rx._scripted import response_events
 from llm_rx.encoders import ENCODERS, make_encoder
 from llm_rx.events import Dropped, SignatureDelta, ToolArgsDelta
 from llm_rx.response import ToolCallBlock, Usage
+from llm_rx.serve._scripted import response_events
 from llm_rx.testing import reply
 from llm_rx.wire.providers import PROVIDERS
 

@@ -17,14 +17,13 @@ from ..wire.providers import ProviderId
 from .anthropic import to_anthropic
 from .bedrock import to_bedrock
 from .cohere import to_cohere
-from .from_native import from_native
 from .gemini import to_gemini
 from .ollama import to_ollama
 from .openai_chat import to_openai_chat
 from .openai_completions import to_openai_completions
 from .openai_responses import to_openai_responses
 
-__all__ = ["ENCODERS", "from_native", "to_native"]
+__all__ = ["ENCODERS", "to_native"]
 
 ENCODERS: dict[ProviderId, Callable[[Response], dict[str, Any]]] = {
     "anthropic": to_anthropic,

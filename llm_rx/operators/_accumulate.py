@@ -8,9 +8,9 @@ import reactivex
 from reactivex import Observable, abc
 
 from .. import speed as fast
-from ..builder import ResponseBuilder, Snapshot, fold_error
 from ..errors import LlmRxError
 from ..events import Event
+from ..fold.builder import ResponseBuilder, Snapshot, fold_error
 from ..sources import EventSource
 
 __all__ = ["accumulate"]

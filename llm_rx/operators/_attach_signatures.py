@@ -7,8 +7,8 @@ from collections.abc import Callable
 import reactivex
 from reactivex import Observable, abc
 
-from ..builder import ResponseBuilder
 from ..events import BlockStart, BlockStop, Event, MessageStop, SignatureDelta
+from ..fold.builder import ResponseBuilder
 from ..response import ThinkingBlock
 
 __all__ = ["attach_signatures"]

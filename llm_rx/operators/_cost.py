@@ -10,11 +10,11 @@ import reactivex
 from reactivex import Observable, abc
 
 from .. import speed as fast
-from .._notes import noting
 from ..events import Event, MessageStart, MessageStop, UsageUpdate
 from ..response import Response, Usage
 from ..sources import EventSource
 from ._hub import Kinds, read_kinds
+from ._notes import noting
 from ._pricing import Cost, price, price_list
 
 __all__ = ["cost"]

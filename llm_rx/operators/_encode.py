@@ -7,10 +7,10 @@ from collections.abc import Callable
 import reactivex
 from reactivex import Observable, abc
 
-from ..builder import fold_error
 from ..encoders import Encoder, make_encoder
 from ..errors import IncompleteStreamError, LlmRxError
 from ..events import Dropped, Event
+from ..fold.builder import fold_error
 from ..sources import EventSource
 
 __all__ = ["encode"]

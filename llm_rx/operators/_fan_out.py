@@ -10,12 +10,12 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable
 
 from .. import speed as fast
-from .._notes import gathering
 from ..events import Event
 from ..response import Response
 from ..sources import EventSource
 from ._fold import SharedFold
 from ._hub import Hub
+from ._notes import gathering
 
 __all__ = ["fan_out"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import threading
 
-from ..builder import ResponseBuilder
 from ..events import Event
+from ..fold.builder import ResponseBuilder
 
 __all__ = ["Fold", "SharedFold", "fed"]
 

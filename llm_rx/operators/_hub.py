@@ -18,11 +18,11 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable, SerialDisposable
 
 from .. import speed as fast
-from .._notes import Note, notes, noting
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Reading
 from ._fold import SharedFold
+from ._notes import Note, notes, noting
 
 __all__ = ["Hub", "Kinds", "read_kinds", "shared_fold"]
 

@@ -11,9 +11,9 @@ import reactivex
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from reactivex import Observable, abc
 
-from .._partial import JSON_START, partial_parser
 from ..errors import StructuredOutputError
 from ..events import BlockStart, BlockStop, Event, MessageStop, TextDelta, ToolArgsDelta
+from ..fold.partial import JSON_START, partial_parser
 
 __all__ = ["GROWTH", "PartialJson", "PartialValue", "Schema", "Schemas", "partial_json"]
 

@@ -9,9 +9,9 @@ import reactivex
 from reactivex import Observable, abc
 
 from .. import speed as fast
-from .._blocks import appender
-from ..builder import ResponseBuilder, fold_error
 from ..events import Event
+from ..fold.blocks import appender
+from ..fold.builder import ResponseBuilder, fold_error
 from ..response import Response
 from ..sources import EventSource
 from ._fold import Fold

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import reactivex
 from reactivex import Observable, abc
 
-from ..builder import ResponseBuilder
 from ..events import BlockStart, BlockStop, Event, MessageStop, ToolArgsDelta
+from ..fold.builder import ResponseBuilder
 from ..response import ToolCallBlock
 
 __all__ = ["tool_calls"]

@@ -1,6 +1,6 @@
 """The emulator as an ASGI app: recorded captures on each provider's real endpoints.
 
-The endpoint decides the format (``native.endpoints``); the request's model names the
+The endpoint decides the format (``_endpoints``); the request's model names the
 capture (``x-llm-rx-capture`` overrides); a streamed request gets the recording, re-framed
 where the provider has two forms of one stream, or translated (``llm_rx.translate``) when it
 is another provider's, and a non-stream request gets
@@ -24,12 +24,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
-from .._reassemble import reassemble
-from .._translate import translate
 from ..encoders import ENCODERS as STREAM_ENCODERS
 from ..errors import LlmRxError
 from ..native import to_native
-from ..native.endpoints import (
+from ..read.reassemble import reassemble
+from ..read.translate import translate
+from ..response import Response as Reply
+from ._endpoints import (
     Endpoint,
     content_type,
     find_endpoint,
@@ -37,15 +38,14 @@ from ..native.endpoints import (
     requested_model,
     wants_stream,
 )
-from ..native.errors import error_body, error_frame
-from ..native.frames import cut_after, split_frames
-from ..native.malformed import BROKEN_JSON, malformed_frame
-from ..response import Response as Reply
+from ._error_bodies import error_body, error_frame
 from ._faults import FAULT_HEADER, MIDDLE, Fault, parse_fault, parse_pace
+from ._frames import cut_after, split_frames
 from ._index import Capture, CaptureIndex
 from ._journal import Journal, JournalEntry
 from ._limits import Refused as _Refused
 from ._limits import read_body
+from ._malformed import BROKEN_JSON, malformed_frame
 from ._models import control_routes, model_list
 from ._queue import ScriptQueue, scripted_pieces
 from ._stats import Stats

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ..native.endpoints import capture_form
 from ..wire.providers import ProviderId, provider_id
 from ..wire.registry import SNIFF_LIMIT, sniff
+from ._endpoints import capture_form
 
 __all__ = ["Capture", "CaptureIndex", "capture_id"]
 
@@ -28,7 +28,7 @@ _SUFFIXES = {".sse", ".ndjson", ".eventstream", ".json", ".jsonl", ".txt", ".bin
 
 @dataclass(frozen=True)
 class Capture:
-    """One recorded stream: its id, file, provider and form (see ``native.endpoints``)."""
+    """One recorded stream: its id, file, provider and form (see ``_endpoints``)."""
 
     id: str
     path: Path

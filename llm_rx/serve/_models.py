@@ -1,4 +1,4 @@
-"""``GET`` on the emulator: each provider's model list (``native.model_lists``) and the
+"""``GET`` on the emulator: each provider's model list (``_model_lists``) and the
 control plane's ``/_llm_rx/requests``; ``POST /_llm_rx/queue`` puts scripted replies in line.
 
 The control endpoints are for clients in other languages and test runners::
@@ -20,12 +20,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..native.errors import error_body
-from ..native.model_lists import find_model_list, model_body, model_list_body
 from ..response import Response as Reply
+from ._error_bodies import error_body
 from ._faults import parse_fault
 from ._journal import JournalEntry
 from ._limits import Refused, read_body
+from ._model_lists import find_model_list, model_body, model_list_body
 
 if TYPE_CHECKING:
     from ._app import Emulator

@@ -15,12 +15,12 @@ from collections.abc import Iterable
 
 import orjson
 
-from .._scripted import response_events
 from ..encoders import make_encoder
 from ..native import to_native
-from ..native.endpoints import Endpoint
-from ..native.frames import split_frames
 from ..response import Response
+from ._endpoints import Endpoint
+from ._frames import split_frames
+from ._scripted import response_events
 
 __all__ = ["ScriptQueue", "scripted_pieces"]
 

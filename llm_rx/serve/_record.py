@@ -29,15 +29,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..native.endpoints import (
+from ..wire.providers import provider_id
+from ..wire.registry import SNIFF_LIMIT, sniff
+from ._endpoints import (
     Endpoint,
     capture_form,
     find_endpoint,
     requested_model,
     wants_stream,
 )
-from ..wire.providers import provider_id
-from ..wire.registry import SNIFF_LIMIT, sniff
 from ._timing import Timing
 
 __all__ = ["MAX_REQUEST", "Recorder", "create_record_app"]

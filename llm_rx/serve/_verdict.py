@@ -28,12 +28,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .._reassemble import reassemble
-from .._scripted import reply
-from ..native import from_native
-from ..native.endpoints import Endpoint, find_endpoint, wants_stream
+from ..read.from_native import from_native
+from ..read.reassemble import reassemble
 from ..response import Response
+from ._endpoints import Endpoint, find_endpoint, wants_stream
 from ._queue import scripted_pieces
+from ._scripted import reply
 
 if TYPE_CHECKING:
     from ._server import EmulatorThread

@@ -29,10 +29,10 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..native.endpoints import Endpoint, find_endpoint, requested_model
-from ..native.errors import error_frame
 from ..wire.messages import MESSAGE_FRAMINGS, MessageFraming
 from ._app import CAPTURE_HEADER, Emulator, _target
+from ._endpoints import Endpoint, find_endpoint, requested_model
+from ._error_bodies import error_frame
 from ._faults import FAULT_HEADER, Fault, parse_fault, parse_pace
 from ._journal import JournalEntry
 from ._limits import Refused as _Refused

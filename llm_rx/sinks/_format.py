@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from .._partial import pretty_so_far
+from ..fold.partial import pretty_so_far
 from ..response import Response, ThinkingBlock, ToolCallBlock, Usage
 
 __all__ = [

@@ -12,8 +12,8 @@ from typing import Any
 
 from reactivex import Observable, abc
 
-from ..builder import Snapshot
 from ..events import Event
+from ..fold.builder import Snapshot
 from ..response import (
     OpaqueBlock,
     RefusalBlock,

@@ -23,12 +23,12 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import ImmediateScheduler, TimeoutScheduler, TrampolineScheduler
 
-from .._notes import Note, notes
-from ..builder import Snapshot
 from ..errors import CancelledStreamError
 from ..events import Event
+from ..fold.builder import Snapshot
 from ..operators._fold import Fold
 from ..operators._hub import shared_fold
+from ..operators._notes import Note, notes
 from ..operators._tap import Tapped
 from ..sources import EventSource
 

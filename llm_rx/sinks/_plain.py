@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TextIO, cast
 
-from ..builder import fold_error
 from ..events import (
     BlockStart,
     BlockStop,
@@ -15,6 +14,7 @@ from ..events import (
     ThinkingDelta,
     ToolArgsDelta,
 )
+from ..fold.builder import fold_error
 from ._format import ending_text
 from ._term_text import terminal_text
 

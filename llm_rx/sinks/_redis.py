@@ -17,10 +17,10 @@ import orjson
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
 
-from .._redis_entries import HEARTBEAT_FIELD, end_entry, event_entry
 from ..errors import CancelledStreamError, LlmRxError, SinkWriteError
 from ..events import Event
 from ..sources import EventSource
+from ..sources._redis_entries import HEARTBEAT_FIELD, end_entry, event_entry
 from ..sources._source import Reading, Steps, TextFold
 
 __all__ = ["DEFAULT_HEARTBEAT", "DEFAULT_TTL", "to_redis"]

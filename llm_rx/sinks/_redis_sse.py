@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
-from .._redis_entries import typed
 from ..events import event_to_dict
 from ..sources._redis import DEFAULT_HEARTBEAT_TIMEOUT, RedisEntry, from_redis
+from ..sources._redis_entries import typed
 
 __all__ = ["redis_sse_response", "sse_frames"]
 

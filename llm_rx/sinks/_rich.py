@@ -12,7 +12,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from ..builder import Snapshot
+from ..fold.builder import Snapshot
 from ..response import (
     OpaqueBlock,
     RefusalBlock,

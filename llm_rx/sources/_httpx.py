@@ -11,6 +11,7 @@ import contextlib
 import inspect
 import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -149,7 +150,8 @@ class _HttpxSource(EventSource):
             chunks = iter(_body_reads(response, "iter_raw", "iter_bytes"))
             if response.status_code >= 400:
                 raise http_error(
-                    response.status_code, _head(chunks), response.headers, provider
+                    response.status_code, _head(chunks), response.headers, provider,
+                    now=time.time(),
                 )
             if wants_body(response.headers.get("content-type"), _path(response)):
                 reading.emit(nonstream_events(_whole(chunks, self._max_frame), provider))
@@ -180,7 +182,8 @@ class _HttpxSource(EventSource):
                 chunks = _body_reads(response, "aiter_raw", "aiter_bytes").__aiter__()
                 if response.status_code >= 400:
                     body = await _ahead(chunks, self._idle_timeout, ERROR_BODY_LIMIT)
-                    raise http_error(response.status_code, body, response.headers, provider)
+                    raise http_error(response.status_code, body, response.headers, provider,
+                                     now=time.time())
                 if wants_body(response.headers.get("content-type"), _path(response)):
                     body = await _ahead(chunks, self._idle_timeout, self._max_frame, whole=True)
                     reading.emit(nonstream_events(body, provider))

@@ -3,15 +3,18 @@ events that fold to the same ``Response`` as ``from_native(body)``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
+from ..errors import WireFormatError
 from ..events import Event
 from ..wire.http import is_nonstream_path
-from ..wire.providers import ProviderName, provider_id
+from ..wire.providers import ProviderId, ProviderName, provider_id
 from ..wire.registry import looks_nonstream
 from ._engine import decode_all, new_decoder
 
-__all__ = ["nonstream_events", "wants_body"]
+__all__ = ["nonstream_events", "restreamed", "wants_body"]
 
 _JSON = "application/json"
 
@@ -30,7 +33,6 @@ def nonstream_events(body: bytes, provider: ProviderName | None) -> list[Event]:
     body re-framed as the provider's own stream, for its own decoder) when it is a
     non-stream body; else (a stream after all, under a JSON content type) its decoded events.
     An error body with a success status is the ``ProviderError`` ``from_native`` raises."""
-    from ..native.from_native import from_native  # (native reads through the sources)
     from ..wire.restream import restream
 
     told = looks_nonstream(body)
@@ -40,10 +42,56 @@ def nonstream_events(body: bytes, provider: ProviderName | None) -> list[Event]:
         except orjson.JSONDecodeError:
             value = None
         if isinstance(value, dict):  # (an error body, or one of no known shape, raises)
-            from_native(body, provider_id(provider) if provider is not None else None)
+            restreamed(body, provider_id(provider) if provider is not None else None)
         return _decoded(body, provider)
     name = provider_id(provider if provider is not None else told)
     return _decoded(restream(orjson.loads(body), name), name)
+
+
+def restreamed(
+    body: bytes | bytearray | dict[str, Any], provider: ProviderId | None = None
+) -> tuple[bytes, ProviderId]:
+    """A provider's non-stream body (its bytes or the parsed object) re-framed as that
+    provider's own stream, with the provider (``provider``, else told from the body's
+    fields): what ``from_native`` decodes. Raises what ``from_native`` documents: the
+    ``ProviderError`` of an error body, a ``WireFormatError`` for a body that is no
+    provider's reply."""
+    from ..wire.base import shape_error
+    from ..wire.http import body_error
+    from ..wire.nonstream import error_body
+    from ..wire.restream import RESTREAMERS, nonstream_provider, restream
+
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        raw = bytes(body)
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raise WireFormatError("a non-stream body is not valid JSON", raw[:200]) from None
+    elif isinstance(body, dict):
+        parsed, raw = body, None
+    else:
+        raise TypeError(
+            f"from_native() takes the body as bytes or a parsed dict, not {type(body).__name__}"
+        )
+    if not isinstance(parsed, dict):
+        raise WireFormatError("a non-stream body is not a JSON object", raw)
+    if error_body(parsed):
+        raise body_error(parsed, raw)
+    name = provider if provider is not None else nonstream_provider(parsed)
+    if name is None:
+        raise WireFormatError(
+            "could not tell which provider's non-stream body this is",
+            raw if raw is not None else orjson.dumps(parsed)[:200],
+        )
+    if name not in RESTREAMERS:
+        raise ValueError(
+            f"no non-stream reader for {name!r}; available: {', '.join(sorted(RESTREAMERS))}"
+        )
+    try:
+        stream = restream(parsed, name)
+    except Exception as error:
+        raise shape_error(error, raw if raw is not None else orjson.dumps(parsed)) from error
+    return stream, provider_id(name)
 
 
 def _decoded(body: bytes, provider: ProviderName | None) -> list[Event]:

@@ -1,6 +1,6 @@
 """``from_redis()``: follow a reply that ``sinks.to_redis`` writes (or wrote) to a Redis Stream.
 
-The layout is in `llm_rx._redis_entries`. ``redis`` is never imported here: any client
+The layout is in `llm_rx.sources._redis_entries`. ``redis`` is never imported here: any client
 with redis-py's ``xread()`` (sync ``redis.Redis`` or ``redis.asyncio.Redis``, valkey's too)
 will do. What one subscription knows (the last entry id, when the producer was last heard
 from) lives in a `_Follower`, shared by the sync and the async reading loop.
@@ -17,10 +17,10 @@ import reactivex
 from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
 
-from .._redis_entries import Ended, read_entry
 from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError
 from ..events import Event
 from ._async import read_async
+from ._redis_entries import Ended, read_entry
 from ._source import EventSource, Reading, read_through
 
 __all__ = ["DEFAULT_HEARTBEAT_TIMEOUT", "RedisEntry", "from_redis"]

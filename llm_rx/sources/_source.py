@@ -111,7 +111,7 @@ class EventSource(Observable[Event]):
 
         ``fold``, for ``steps`` that only fold the events and give no value for a delta: the
         decoder may give it a delta's string instead of the event (see
-        ``llm_rx._blocks.appender``).
+        ``llm_rx.fold.blocks.appender``).
         """
         disposed = False
 

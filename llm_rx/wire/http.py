@@ -7,7 +7,6 @@ Pure: it reads the values an HTTP client already has (status, headers, path, bod
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -89,16 +88,18 @@ def is_nonstream_path(path: str | None) -> bool:
 
 
 def http_error(
-    status: int, body: bytes, headers: Mapping[str, str], provider: str | None = None
+    status: int, body: bytes, headers: Mapping[str, str], provider: str | None = None,
+    *, now: float,
 ) -> ProviderError:
     """The :class:`ProviderError` for an HTTP error reply: the provider's ``type``, ``code``
     and ``message`` read from its error body (OpenAI and Anthropic ``{"error": {...}}``,
     Gemini ``{"error": {"code", "status", "message"}}`` or a list of it, Ollama ``{"error":
     "..."}``, Bedrock ``{"message"}`` with the ``x-amzn-ErrorType`` header), the request id
-    header, and whether the same request may succeed later."""
+    header, and whether the same request may succeed later. ``now`` is the current time
+    (seconds since the epoch, as ``time.time()``), for a ``Retry-After`` given as a date."""
     header = {key.lower(): value for key, value in headers.items()}
     fields = _error_fields(body)
-    wait = retry_after(header)
+    wait = retry_after(header, now)
     if wait is None:
         wait = _body_retry_delay(body)
     error_type = fields.get("type") or _amazon_type(header.get("x-amzn-errortype"))
@@ -133,11 +134,12 @@ def in_band_error(message: str, raw: str | bytes | None, error: object) -> Provi
     )
 
 
-def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+def retry_after(headers: Mapping[str, str], now: float) -> float | None:
     """Seconds to wait before a retry, as the response's headers (lower-case names) say:
     ``retry-after-ms`` (milliseconds, OpenAI's and Anthropic's), else ``Retry-After`` in
-    seconds or as an HTTP date (from ``now``, the current time when ``None``); never
-    negative; ``None`` when neither is there or readable."""
+    seconds or as an HTTP date (counted from ``now``: the caller's clock, seconds since the
+    epoch; the wire formats read none); never negative; ``None`` when neither is there or
+    readable."""
     millis = _number(headers.get("retry-after-ms"))
     if millis is not None:
         return millis / 1000
@@ -153,7 +155,7 @@ def retry_after(headers: Mapping[str, str], now: float | None = None) -> float |
         return None
     if when.tzinfo is None:  # (an HTTP date is GMT)
         return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    return max(0.0, when.timestamp() - now)
 
 
 def _number(value: str | None) -> float | None:

@@ -14,9 +14,9 @@ from reactivex.testing import ReactiveTest, TestScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.builder import Snapshot
 from llm_rx.errors import WireFormatError
 from llm_rx.events import BlockStart, MessageStart, MessageStop, TextDelta
+from llm_rx.fold.builder import Snapshot
 
 from ..captures import CAPTURES, Capture, capture
 from ..helpers import CountedReads, reads_of

@@ -20,8 +20,8 @@ from reactivex.testing import TestScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.builder import ResponseBuilder, Snapshot
 from llm_rx.events import BlockStart, Event, MessageStart, MessageStop, TextDelta
+from llm_rx.fold.builder import ResponseBuilder, Snapshot
 from llm_rx.operators._fold import SharedFold
 from llm_rx.response import Response
 from llm_rx.sinks._live import live

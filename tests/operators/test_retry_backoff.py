@@ -124,12 +124,12 @@ def test_retry_backoff_refuses_no_attempts() -> None:
 
 
 def test_retry_after_in_seconds_and_milliseconds() -> None:
-    assert retry_after({"retry-after": "7"}) == 7.0
-    assert retry_after({"retry-after": "1.5"}) == 1.5
-    assert retry_after({"retry-after-ms": "250", "retry-after": "7"}) == 0.25
-    assert retry_after({}) is None
-    assert retry_after({"retry-after": "soon"}) is None
-    assert retry_after({"retry-after": "-3"}) == 0.0
+    assert retry_after({"retry-after": "7"}, now=0.0) == 7.0
+    assert retry_after({"retry-after": "1.5"}, now=0.0) == 1.5
+    assert retry_after({"retry-after-ms": "250", "retry-after": "7"}, now=0.0) == 0.25
+    assert retry_after({}, now=0.0) is None
+    assert retry_after({"retry-after": "soon"}, now=0.0) is None
+    assert retry_after({"retry-after": "-3"}, now=0.0) == 0.0
 
 
 def test_retry_after_as_an_http_date() -> None:
@@ -146,10 +146,10 @@ def test_retry_after_from_geminis_retry_info() -> None:
         b'"status": "RESOURCE_EXHAUSTED", "details": [{"@type": '
         b'"type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "31s"}]}}'
     )
-    error = http_error(429, body, {}, "gemini")
+    error = http_error(429, body, {}, "gemini", now=0.0)
     assert error.retryable
     assert error.retry_after == 31.0
-    assert http_error(429, body, {"Retry-After": "5"}, "gemini").retry_after == 5.0
+    assert http_error(429, body, {"Retry-After": "5"}, "gemini", now=0.0).retry_after == 5.0
 
 
 def test_retry_after_from_a_real_429_over_http() -> None:

@@ -14,7 +14,6 @@ from reactivex.testing.marbles import marbles_testing
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.builder import ResponseBuilder
 from llm_rx.errors import IncompleteStreamError
 from llm_rx.events import (
     BlockStart,
@@ -27,6 +26,7 @@ from llm_rx.events import (
     ThinkingDelta,
     UsageUpdate,
 )
+from llm_rx.fold.builder import ResponseBuilder
 from llm_rx.response import Usage
 
 from ..captures import CAPTURES, Capture, capture

@@ -15,7 +15,7 @@ from reactivex.scheduler import CurrentThreadScheduler, HistoricalScheduler
 import llm_rx
 from llm_rx import operators as lxo
 from llm_rx import speed as fast
-from llm_rx.builder import Snapshot
+from llm_rx.fold.builder import Snapshot
 from llm_rx.sinks import live
 from llm_rx.sources import EventSource
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import llm_rx
 from llm_rx import Response
-from llm_rx.builder import ResponseBuilder
 from llm_rx.events import Event
+from llm_rx.fold.builder import ResponseBuilder
 from tests.captures import Capture
 
 ROOT = Path(__file__).parents[2]

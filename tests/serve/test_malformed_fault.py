@@ -8,10 +8,10 @@ import httpx
 import pytest
 
 import llm_rx
-from llm_rx.native.frames import split_frames
-from llm_rx.native.malformed import BROKEN_JSON
 from llm_rx.serve import EmulatorThread
 from llm_rx.serve._faults import MIDDLE, parse_fault
+from llm_rx.serve._frames import split_frames
+from llm_rx.serve._malformed import BROKEN_JSON
 from llm_rx.testing import reply
 from tests.captures import capture
 

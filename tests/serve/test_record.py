@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 import llm_rx
-from llm_rx.native.frames import split_frames
 from llm_rx.serve import EmulatorThread
+from llm_rx.serve._frames import split_frames
 from llm_rx.serve._record_main import RecorderThread
 from llm_rx.serve._stream import Pacing, writes
 from llm_rx.serve._timing import Timing, timing_of

@@ -18,9 +18,9 @@ from reactivex.testing import ReactiveTest, TestScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.builder import Snapshot
 from llm_rx.errors import ProviderError
 from llm_rx.events import BlockStart, BlockStop, Event, MessageStart, MessageStop, TextDelta
+from llm_rx.fold.builder import Snapshot
 from llm_rx.sinks import LiveView, live
 
 from ..captures import capture

@@ -10,8 +10,8 @@ from reactivex.testing import ReactiveTest, TestScheduler
 from reactivex.testing.coldobservable import ColdObservable
 
 import llm_rx
-from llm_rx.builder import Snapshot
 from llm_rx.events import Event
+from llm_rx.fold.builder import Snapshot
 
 
 def events_of(data: bytes | Path) -> list[Event]:

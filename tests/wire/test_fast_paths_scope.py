@@ -16,7 +16,7 @@ from reactivex.testing import TestScheduler
 import llm_rx
 from llm_rx import operators as lxo
 from llm_rx import speed
-from llm_rx.builder import ResponseBuilder
+from llm_rx.fold.builder import ResponseBuilder
 from llm_rx.sources._engine import new_decoder
 from llm_rx.speed import active, fast_paths, templates
 from llm_rx.speed.batches import TemplateFrames

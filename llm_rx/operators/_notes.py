@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from .response import Response
+from ..response import Response
 
 __all__ = ["Note", "gathering", "noting", "notes"]
 

@@ -7,9 +7,8 @@ from typing import Any
 
 import orjson
 
-from ._history import History, Latest, count_at
-from .events import BlockStart, RefusalDelta, TextDelta, ThinkingDelta, ToolArgsDelta
-from .response import (
+from ..events import BlockStart, RefusalDelta, TextDelta, ThinkingDelta, ToolArgsDelta
+from ..response import (
     Block,
     OpaqueBlock,
     RefusalBlock,
@@ -17,6 +16,7 @@ from .response import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from .history import History, Latest, count_at
 
 __all__ = ["Acc", "appender"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ...encoders._tables import DROPPED as ENCODING_DROPPED
 from ...response import Block, OpaqueBlock, Response, TextBlock, ThinkingBlock, ToolCallBlock
+from .._tables import DROPPED as ENCODING_DROPPED
 
 __all__ = ["DROPPED", "MessageDrop", "carried"]
 

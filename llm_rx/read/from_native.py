@@ -15,18 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
-from .._reassemble import reassemble_with
-from ..errors import WireFormatError
 from ..response import Response
-from ..wire.base import shape_error
-from ..wire.http import body_error
-from ..wire.nonstream import error_body
-from ..wire.providers import ProviderId, provider_id
+from ..sources._nonstream import restreamed
+from ..wire.providers import ProviderId
 from ..wire.registry import DECODERS
-from ..wire.restream import RESTREAMERS, nonstream_provider, restream
 from ..wire.sse import DEFAULT_MAX_FRAME
+from .reassemble import reassemble_with
 
 __all__ = ["from_native"]
 
@@ -48,34 +42,5 @@ def from_native(
     Returns:
         The `Response` the reply's stream reassembles to.
     """
-    if isinstance(body, (bytes, bytearray, memoryview)):
-        raw = bytes(body)
-        try:
-            parsed = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            raise WireFormatError("a non-stream body is not valid JSON", raw[:200]) from None
-    elif isinstance(body, dict):
-        parsed, raw = body, None
-    else:
-        raise TypeError(
-            f"from_native() takes the body as bytes or a parsed dict, not {type(body).__name__}"
-        )
-    if not isinstance(parsed, dict):
-        raise WireFormatError("a non-stream body is not a JSON object", raw)
-    if error_body(parsed):
-        raise body_error(parsed, raw)
-    name = provider if provider is not None else nonstream_provider(parsed)
-    if name is None:
-        raise WireFormatError(
-            "could not tell which provider's non-stream body this is",
-            raw if raw is not None else orjson.dumps(parsed)[:200],
-        )
-    if name not in RESTREAMERS:
-        raise ValueError(
-            f"no non-stream reader for {name!r}; available: {', '.join(sorted(RESTREAMERS))}"
-        )
-    try:
-        stream = restream(parsed, name)
-    except Exception as error:
-        raise shape_error(error, raw if raw is not None else orjson.dumps(parsed)) from error
-    return reassemble_with(DECODERS[provider_id(name)](DEFAULT_MAX_FRAME), (stream,))
+    stream, name = restreamed(body, provider)
+    return reassemble_with(DECODERS[name](DEFAULT_MAX_FRAME), (stream,))

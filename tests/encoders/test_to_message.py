@@ -8,11 +8,11 @@ import orjson
 import pytest
 
 import llm_rx
-from llm_rx.native.messages import DROPPED, MESSAGE_PROVIDERS, MessageDrop
+from llm_rx.encoders.messages import DROPPED, MESSAGE_PROVIDERS, MessageDrop
 from llm_rx.response import Response
 
 from ..captures import CAPTURES, Capture
-from .request_types import check
+from ..native.request_types import check
 
 MINE = [cap for cap in CAPTURES if cap.provider in MESSAGE_PROVIDERS]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...native import to_native
 from ...response import Response
-from .. import to_native
 
 __all__ = ["SHAPES"]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from .events import (
+from ..events import (
     BlockStart,
     BlockStop,
     Event,
@@ -27,7 +27,7 @@ from .events import (
     ToolArgsDelta,
     UsageUpdate,
 )
-from .response import (
+from ..response import (
     Block,
     RefusalBlock,
     Response,

@@ -27,11 +27,8 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
-from ._blocks import Acc
-from ._history import History, Latest, overlay, overlay_into
-from ._snapshot import Ended, Reading, Snapshot, fold_error
-from .errors import IncompleteStreamError, LlmRxError
-from .events import (
+from ..errors import IncompleteStreamError, LlmRxError
+from ..events import (
     BlockStart,
     BlockStop,
     ChoiceEnd,
@@ -50,7 +47,10 @@ from .events import (
     ToolArgsDelta,
     UsageUpdate,
 )
-from .response import Block, Response, Usage
+from ..response import Block, Response, Usage
+from .blocks import Acc
+from .history import History, Latest, overlay, overlay_into
+from .snapshot import Ended, Reading, Snapshot, fold_error
 
 __all__ = ["ResponseBuilder", "Snapshot", "fold_error"]
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from .errors import (
+from ..errors import (
     CancelledStreamError,
     FrameTooLargeError,
     IncompleteStreamError,
@@ -27,7 +27,7 @@ from .errors import (
     StreamTimeoutError,
     WireFormatError,
 )
-from .events import Event, event_from_dict, event_to_dict
+from ..events import Event, event_from_dict, event_to_dict
 
 __all__ = [
     "END_FIELD",

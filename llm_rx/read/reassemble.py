@@ -6,15 +6,15 @@ import os
 from collections.abc import Iterable
 from functools import partial
 
-from ._blocks import appender
-from .builder import ResponseBuilder, fold_error
-from .errors import LlmRxError
-from .events import Event
-from .response import Response
-from .sources._engine import check_chunks, decode_all, new_decoder
-from .wire.base import Decoder
-from .wire.providers import ProviderName
-from .wire.sse import DEFAULT_MAX_FRAME
+from ..errors import LlmRxError
+from ..events import Event
+from ..fold.blocks import appender
+from ..fold.builder import ResponseBuilder, fold_error
+from ..response import Response
+from ..sources._engine import check_chunks, decode_all, new_decoder
+from ..wire.base import Decoder
+from ..wire.providers import ProviderName
+from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["reassemble", "reassemble_with"]
 

@@ -1,5 +1,5 @@
 """Values of a reply that are replaced or appended over time, readable as they were at any
-event's sequence number: what makes a :class:`~llm_rx.builder.Snapshot` O(1) to take."""
+event's sequence number: what makes a :class:`~llm_rx.fold.builder.Snapshot` O(1) to take."""
 
 from __future__ import annotations
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._blocks import Acc
-from ._history import History, count_at
-from .errors import IncompleteStreamError, LlmRxError, ProviderError, WireFormatError
-from .events import ChoiceEnd, MessageStart, MessageStop
-from .response import Block, Choice, ErrorInfo, Response, StopReason, Usage
+from ..errors import IncompleteStreamError, LlmRxError, ProviderError, WireFormatError
+from ..events import ChoiceEnd, MessageStart, MessageStop
+from ..response import Block, Choice, ErrorInfo, Response, StopReason, Usage
+from .blocks import Acc
+from .history import History, count_at
 
 __all__ = ["Ended", "Reading", "Snapshot", "fold_error"]
 
@@ -28,7 +28,7 @@ def fold_error(error: Exception) -> LlmRxError:
 
 
 class Reading:
-    """The reading half of :class:`~llm_rx.builder.ResponseBuilder` (which keeps these)."""
+    """The reading half of :class:`~llm_rx.fold.builder.ResponseBuilder` (which keeps these)."""
 
     _given: str | None
     _start: History[MessageStart | None]

@@ -33,7 +33,7 @@ from typing import Any, Generic, TypeVar
 
 from reactivex import Observable, abc
 
-from .sources._engine import consumer_space
+from ..sources._engine import consumer_space
 
 __all__ = ["to_aiter"]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from .builder import fold_error
-from .encoders import make_encoder
-from .errors import LlmRxError
-from .events import Dropped, Event
-from .sources._engine import decode_all, new_decoder
-from .wire.providers import ProviderName
-from .wire.sse import DEFAULT_MAX_FRAME
+from ..encoders import make_encoder
+from ..errors import LlmRxError
+from ..events import Dropped, Event
+from ..fold.builder import fold_error
+from ..sources._engine import decode_all, new_decoder
+from ..wire.providers import ProviderName
+from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["translate"]
 
