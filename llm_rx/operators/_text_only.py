@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any
 
-from reactivex import Observable, abc
+from reactivex import Observable
 
 from ..events import Event, TextDelta
 from ._adapter import Fold, folded
@@ -27,9 +26,6 @@ class Texts(Fold[str]):
         kind = self._kind
         return [_text(event) for event in events if event.__class__ is kind], None
 
-    def __call__(self, _source: Observable[Any], _scheduler: abc.SchedulerBase | None) -> Fold[str]:
-        return self
-
 
 _TEXTS = Texts(TextDelta)
 
@@ -43,4 +39,4 @@ def text_only() -> Callable[[Observable[Event]], Observable[str]]:
     result:  -------"Hel"-----"lo"------|
     ```
     """
-    return folded(_TEXTS)
+    return folded(lambda _source, _scheduler: _TEXTS)

@@ -25,4 +25,4 @@ def thinking_only() -> Callable[[Observable[Event]], Observable[str]]:
     result:  -----"Let"-----" me"------------------|
     ```
     """
-    return folded(_THINKING)
+    return folded(lambda _source, _scheduler: _THINKING)
