@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-import reactivex
 from reactivex import Observable, abc
 
-from .. import speed as fast
-from ..errors import LlmRxError
 from ..events import Event
 from ..fold.builder import ResponseBuilder, Snapshot, fold_error
-from ..sources import EventSource
+from ._adapter import Fold, folded
 
 __all__ = ["accumulate"]
 
@@ -31,53 +29,24 @@ def accumulate() -> Callable[[Observable[Event]], Observable[Snapshot]]:
     with an error after the reply started, one more snapshot carries that (``complete``
     false); an error before anything arrived is passed on.
     """
+    return folded(_Snapshots)
 
-    def operator(source: Observable[Event]) -> Observable[Snapshot]:
-        def subscribe(
-            observer: abc.ObserverBase[Snapshot], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            builder = ResponseBuilder()
-            advance = builder.advance
-            emit = observer.on_next
 
-            def on_next(event: Event) -> None:
-                try:
-                    snapshot = advance(event)
-                except Exception as error:  # noqa: BLE001 - a malformed event from upstream
-                    on_error(fold_error(error))
-                    return
-                emit(snapshot)
+class _Snapshots(Fold[Snapshot]):
+    """One subscription's builder, with history: a snapshot after each event."""
 
-            def on_error(error: Exception) -> None:
-                if not builder.started:
-                    observer.on_error(error)
-                    return
-                observer.on_next(builder.snapshot(error, final=True))
-                observer.on_completed()
+    def __init__(self, _source: Observable[Any], _scheduler: abc.SchedulerBase | None) -> None:
+        self._builder = ResponseBuilder()
 
-            def advance_all(events: list[Event]) -> tuple[list[Snapshot], Exception | None]:
-                snapshots, error = builder.advance_all(events)
-                return snapshots, None if error is None else fold_error(error)
+    def step(self, events: list[Event]) -> tuple[list[Snapshot], Exception | None]:
+        snapshots, error = self._builder.advance_all(events)
+        return snapshots, None if error is None else fold_error(error)
 
-            def on_step_error(error: Exception) -> None:
-                # A read's events that did not fold end the reply, as an upstream error
-                # does; what a consumer's on_next raised is its own, passed on as it is.
-                if isinstance(error, LlmRxError):
-                    on_error(error)
-                else:
-                    observer.on_error(error)
-
-            def on_completed() -> None:
-                if builder.stop is None:
-                    observer.on_next(builder.snapshot(final=True))
-                observer.on_completed()
-
-            if isinstance(source, EventSource) and fast.active():  # no hop per event
-                return source.subscribe_steps(
-                    advance_all, emit, on_step_error, on_error, on_completed, scheduler,
-                )
-            return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
-
-        return reactivex.create(subscribe)
-
-    return operator
+    def end(self, error: Exception | None) -> tuple[list[Snapshot], Exception | None]:
+        # (a read's events that did not fold end the reply, as an upstream error does)
+        builder = self._builder
+        if error is None:
+            return ([builder.snapshot(final=True)] if builder.stop is None else []), None
+        if not builder.started:
+            return [], error
+        return [builder.snapshot(error, final=True)], None

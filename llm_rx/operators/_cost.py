@@ -9,11 +9,10 @@ from typing import Any
 import reactivex
 from reactivex import Observable, abc
 
-from .. import speed as fast
 from ..events import Event, MessageStart, MessageStop, UsageUpdate
 from ..response import Response, Usage
-from ..sources import EventSource
-from ._hub import Kinds, read_kinds
+from ._adapter import Fold, folded
+from ._hub import read_kinds
 from ._notes import noting
 from ._pricing import Cost, price, price_list
 
@@ -23,20 +22,19 @@ __all__ = ["cost"]
 _READ: frozenset[type[Any]] = frozenset({UsageUpdate, MessageStart, MessageStop})
 
 
-class _Tally:
+class _Tally(Fold[Cost]):
     """What a price needs from a reply's events: the served model, its wire, the usage."""
 
-    __slots__ = ("kinds", "model", "provider", "started", "stopped", "usage")
-
-    def __init__(self, kinds: Kinds) -> None:
-        self.kinds = kinds  # (a read's event types: a fan_out's hub finds them once a read)
+    def __init__(self, source: Observable[Any], at: datetime | None) -> None:
+        self.kinds = read_kinds(source)  # (a fan_out's hub finds a read's types once)
+        self.at = at
         self.model: str | None = None
         self.provider: str | None = None
         self.usage = Usage()
         self.started = False
         self.stopped = False
 
-    def feed_all(self, events: list[Event]) -> tuple[list[Cost], Exception | None]:
+    def step(self, events: list[Event]) -> tuple[list[Cost], Exception | None]:
         if _READ.isdisjoint(self.kinds(events)):  # (the usual read: deltas only)
             return [], None
         for event in events:
@@ -50,6 +48,15 @@ class _Tally:
             elif cls is MessageStop:
                 self.stopped = True
         return [], None
+
+    def end(self, error: Exception | None) -> tuple[list[Cost], Exception | None]:
+        """The price (marked not complete after an error), unless nothing started."""
+        if error is not None:
+            if not self.started:
+                return [], error
+            self.stopped = False
+        return [price(self.usage, self.model, self.provider, complete=self.stopped,
+                      at=self.at)], error
 
 
 def cost(at: datetime | None = None) -> Callable[[Observable[Event]], Observable[Cost]]:
@@ -81,35 +88,13 @@ def cost(at: datetime | None = None) -> Callable[[Observable[Event]], Observable
         ).text()
 
     def operator(source: Observable[Event]) -> Observable[Cost]:
+        priced = folded(lambda given, _: _Tally(given, at))(source)
+
         def subscribe(
             observer: abc.ObserverBase[Cost], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            tally = _Tally(read_kinds(source))
-
-            def result() -> Cost:
-                return price(
-                    tally.usage, tally.model, tally.provider, complete=tally.stopped, at=at)
-
-            def on_next(event: Event) -> None:
-                tally.feed_all([event])
-
-            def on_error(error: Exception) -> None:
-                if tally.started:
-                    tally.stopped = False
-                    observer.on_next(result())
-                observer.on_error(error)
-
-            def on_completed() -> None:
-                observer.on_next(result())
-                observer.on_completed()
-
-            with noting(note):
-                if isinstance(source, EventSource) and fast.active():  # a read at a time
-                    return source.subscribe_steps(
-                        tally.feed_all, observer.on_next, on_error, on_error, on_completed,
-                        scheduler,
-                    )
-                return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
+            with noting(note):  # (a display before it shows the price in its footer)
+                return priced.subscribe(observer, scheduler=scheduler)
 
         return reactivex.create(subscribe)
 

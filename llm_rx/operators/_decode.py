@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import SingleAssignmentDisposable
 
-from .. import speed as fast
 from ..errors import LlmRxError
 from ..events import Event, MessageStop
 from ..sources import EventSource
 from ..sources._body import BodyDecoding
-from ..sources._source import Reading
+from ..sources._source import Reading, under
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 
 __all__ = ["decode"]
-
-_T = TypeVar("_T")
 
 
 def decode(
@@ -108,7 +104,7 @@ class _Decoded(EventSource):
             if over or stopped():
                 return
             try:
-                _under(shortcuts, body.read, chunk)
+                under(shortcuts, body.read, chunk)
             except LlmRxError as error:
                 fail(error)
 
@@ -120,7 +116,7 @@ class _Decoded(EventSource):
             if over:
                 return
             try:
-                _under(shortcuts, body.end)
+                under(shortcuts, body.end)
             except LlmRxError as error:
                 fail(error)
                 return
@@ -132,11 +128,3 @@ class _Decoded(EventSource):
         )
         return upstream
 
-
-def _under(shortcuts: bool, work: Callable[..., _T], *args: Any) -> _T:
-    """``work(*args)`` under the fast-path setting the subscription saw (a decoder makes
-    parts of itself as the first bytes arrive, and those may be pushed from anywhere)."""
-    if fast.active() is shortcuts:
-        return work(*args)
-    with fast.fast_paths(shortcuts):
-        return work(*args)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import reactivex
-from reactivex import Observable, abc
+from reactivex import Observable
 
-from ..encoders import Encoder, make_encoder
+from ..encoders import make_encoder
 from ..errors import IncompleteStreamError, LlmRxError
 from ..events import Dropped, Event
 from ..fold.builder import fold_error
-from ..sources import EventSource
+from ._adapter import Fold, folded
 
 __all__ = ["encode"]
 
@@ -49,60 +48,34 @@ def encode(
     """
     make_encoder(to)  # (an unknown target is refused here, not at subscription)
 
-    def operator(source: Observable[Event]) -> Observable[bytes]:
-        def subscribe(
-            observer: abc.ObserverBase[bytes], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            encoder = make_encoder(to, dropped)
-
-            def steps(events: list[Event]) -> tuple[list[bytes], Exception | None]:
-                try:
-                    data = encoder.encode(events)
-                except Exception as error:  # noqa: BLE001 - a malformed event from upstream
-                    return [], fold_error(error)
-                return ([data] if data else []), None
-
-            def on_next(event: Event) -> None:
-                values, failure = steps([event])
-                for value in values:
-                    observer.on_next(value)
-                if failure is not None:
-                    on_error(failure)
-
-            def on_error(error: Exception) -> None:
-                _end(encoder, observer, error)
-
-            def on_completed() -> None:
-                _end(encoder, observer, None)
-
-            if isinstance(source, EventSource):  # right after a source: a read at a time
-                return source.subscribe_steps(
-                    steps, observer.on_next, on_error, on_error, on_completed, scheduler
-                )
-            return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
-
-        return reactivex.create(subscribe)
-
-    return operator
+    return folded(lambda _source, _scheduler: _Frames(to, dropped))
 
 
-def _end(encoder: Encoder, observer: abc.ObserverBase[bytes], error: Exception | None) -> None:
-    """The terminal bytes, then completion (or the error, passed on)."""
-    if encoder.finished and error is None:
-        observer.on_completed()
-        return
-    typed = error if isinstance(error, LlmRxError) or error is None else (
-        IncompleteStreamError(f"the events failed: {type(error).__name__}: {error}"))
-    try:
-        data = encoder.finish(typed)
-    except Exception as failure:  # noqa: BLE001 - the boundary
-        observer.on_error(fold_error(failure))
-        return
-    if data:
-        observer.on_next(data)
-    if error is not None:
-        observer.on_error(error)
-    elif encoder.stop is None:  # the events completed without the reply's end: a cut
-        observer.on_error(IncompleteStreamError("the events ended before the reply's end"))
-    else:
-        observer.on_completed()
+class _Frames(Fold[bytes]):
+    """One subscription's encoder: a read's frames as one ``bytes`` value."""
+
+    def __init__(self, to: str, dropped: list[Dropped] | None) -> None:
+        self._encoder = make_encoder(to, dropped)
+
+    def step(self, events: list[Event]) -> tuple[list[bytes], Exception | None]:
+        try:
+            data = self._encoder.encode(events)
+        except Exception as error:  # noqa: BLE001 - a malformed event from upstream
+            return [], fold_error(error)
+        return ([data] if data else []), None
+
+    def end(self, error: Exception | None) -> tuple[list[bytes], Exception | None]:
+        """The terminal bytes, then completion (or the error, passed on)."""
+        encoder = self._encoder
+        if encoder.finished and error is None:
+            return [], None
+        typed = error if isinstance(error, LlmRxError) or error is None else (
+            IncompleteStreamError(f"the events failed: {type(error).__name__}: {error}"))
+        try:
+            data = encoder.finish(typed)
+        except Exception as failure:  # noqa: BLE001 - the boundary
+            return [], fold_error(failure)
+        values = [data] if data else []
+        if error is None and encoder.stop is None:  # completed without the reply's end: a cut
+            error = IncompleteStreamError("the events ended before the reply's end")
+        return values, error

@@ -9,10 +9,9 @@ import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable
 
-from .. import speed as fast
 from ..events import Event
 from ..response import Response
-from ..sources import EventSource
+from ._adapter import reads
 from ._fold import SharedFold
 from ._hub import Hub
 from ._notes import gathering
@@ -82,15 +81,12 @@ def fan_out(*branches: Branch) -> Callable[[Observable[Event]], Observable[tuple
                     errors.append(error)
                     ended()
 
-                result = branch(hub)
-                if isinstance(result, EventSource) and fast.active():  # (a tap: only the
-                    return result.subscribe_steps(  # last event of each read is kept)
-                        _last, on_next, on_error, on_error, ended, scheduler)
-                return result.subscribe(on_next, on_error, ended, scheduler=scheduler)
+                return reads(branch(hub)).subscribe_steps(  # (only the last value of each
+                    _last, on_next, on_error, on_error, ended, scheduler)  # read is kept)
 
             with gathering() as board:  # (a display in one branch shows the others' notes)
-                hub = Hub(source, auto_connect=False, board=board,  # (one fold for the
-                          fold=SharedFold() if fast.active() else None)  # display and reply)
+                hub = Hub(source, auto_connect=False, board=board,
+                          fold=SharedFold())  # (one fold for the displays and the reply)
                 subscriptions = [subscribe_branch(n, b) for n, b in enumerate(branches)]
             return CompositeDisposable(*subscriptions, hub.connect(scheduler))
 
@@ -111,6 +107,6 @@ def _passed_on(
     return next((error for error in errors if not (carried and error is upstream)), None)
 
 
-def _last(events: list[Event]) -> tuple[list[Event], Exception | None]:
-    """The last of a read's events (a branch's last value is all ``fan_out`` keeps)."""
-    return events[-1:], None
+def _last(values: list[Any]) -> tuple[list[Any], Exception | None]:
+    """The last of a read's values (a branch's last value is all ``fan_out`` keeps)."""
+    return values[-1:], None

@@ -6,8 +6,8 @@ Behind one ``fan_out()`` they share one: its hub feeds a :class:`SharedFold` eac
 before its readings get the read, and each of them takes that feed's outcome as its own. Each
 still materialises its own :class:`~llm_rx.response.Response` from the builder (a display's
 frames and final snapshot, the reassembly's response): what one is handed is never the other's.
-Only the operators subscribed right to the hub, before it connects, share it; with the
-shortcuts off (:mod:`llm_rx.wire.fast`) each folds on its own.
+Only the operators subscribed right to the hub, before it connects, share it; the others
+fold on their own (the same fold: the same values).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import threading
 from ..events import Event
 from ..fold.builder import ResponseBuilder
 
-__all__ = ["Fold", "SharedFold", "fed"]
+__all__ = ["BuilderFold", "SharedFold", "fed"]
 
 
 def fed(
@@ -33,7 +33,7 @@ def fed(
     return len(events), None
 
 
-class Fold:
+class BuilderFold:
     """A builder without history, fed a read at a time, and the lock its readers take (a
     display materialises its frames under it, on the scheduler's thread)."""
 
@@ -49,7 +49,7 @@ class Fold:
             return fed(self.builder, events)
 
 
-class SharedFold(Fold):
+class SharedFold(BuilderFold):
     """The fold a hub feeds (:meth:`feed_shared`) before its readings get each read; their
     :meth:`feed_all` of that read is the outcome of the hub's feed. ``used`` says whether an
     operator took it (the hub feeds it only then)."""

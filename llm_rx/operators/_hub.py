@@ -1,12 +1,12 @@
 """The multicast behind ``share()`` and ``fan_out()``: one upstream read, a batch per read.
 
 RxPY's ``Subject`` takes two locks and copies its observer list for every event. A hub is an
-`EventSource` instead: it hands each upstream read's list of events
-to every reading registered with it, so the operators behind it that fuse with a source
-(``to_response()``, ``text_only()``, ``cost()``, ``trace()``...) still take a read at a
-time, and the observer list is read once per read, not copied per event. The types of a
-read's events are found once for all of them (:func:`read_kinds`): the shared builder's
-fast path, ``cost()`` and ``trace()`` each ask, and the hub looks at the events once.
+`EventSource` instead: it hands each upstream read's list of events to every reading
+registered with it, so the operators behind it (``to_response()``, ``text_only()``,
+``cost()``, ``trace()``...) still take a read at a time, and the observer list is read once
+per read, not copied per event. The types of a read's events are found once for all of them
+(:func:`read_kinds`): the shared builder, ``cost()`` and ``trace()`` each ask, and the hub
+looks at the events once.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from collections.abc import Callable
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable, SerialDisposable
 
-from .. import speed as fast
 from ..events import Event
 from ..sources import EventSource
 from ..sources._source import Reading
+from ._adapter import reads
 from ._fold import SharedFold
 from ._notes import Note, notes, noting
 
@@ -102,14 +102,9 @@ class Hub(EventSource):
             if self._connected:
                 return self._upstream
             self._connected = True
-        source = self._source
         with noting(*self._notes):  # (the notes of every operator behind the hub)
-            if isinstance(source, EventSource) and fast.active():
-                upstream = source.subscribe_steps(
-                    self._batch, _nothing, self._end, self._end, self._completed, scheduler)
-            else:
-                upstream = source.subscribe(
-                    self._one, self._end, self._completed, scheduler=scheduler)
+            upstream = reads(self._source).subscribe_steps(
+                self._batch, _nothing, self._end, self._end, self._completed, scheduler)
         self._upstream.disposable = upstream
         return self._upstream
 
@@ -137,9 +132,6 @@ class Hub(EventSource):
                 reading.emit(events)
         return [], None
 
-    def _one(self, event: Event) -> None:
-        self._batch([event])
-
     def _end(self, error: Exception | None) -> None:
         with self._lock:
             if self._ended is not _OPEN:
@@ -157,9 +149,9 @@ class Hub(EventSource):
 
 def shared_fold(source: Observable[Event]) -> SharedFold | None:
     """The fold ``source`` feeds for the folds subscribed to it (see ``operators._fold``),
-    when it is a ``fan_out()``'s hub that has not connected yet and the shortcuts are on;
-    taking it makes the hub feed it."""
-    if not isinstance(source, Hub) or not fast.active():
+    when it is a ``fan_out()``'s hub that has not connected yet; taking it makes the hub
+    feed it."""
+    if not isinstance(source, Hub):
         return None
     hub = source
     fold = hub._fold
@@ -173,7 +165,7 @@ def shared_fold(source: Observable[Event]) -> SharedFold | None:
 def read_kinds(source: Observable[Event]) -> Kinds:
     """How an operator applied to ``source`` finds the types of a read's events: the hub's
     (found once a read for all its readings) when ``source`` is a hub, else each time."""
-    if isinstance(source, Hub) and fast.active():
+    if isinstance(source, Hub):
         return source.kinds
     return _kinds
 

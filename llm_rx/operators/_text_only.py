@@ -3,26 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 
-from reactivex import Observable, compose
-from reactivex import operators as ops
+from reactivex import Observable
 
 from ..events import Event, TextDelta
-from ._fused import fused, texts_of
+from ._adapter import Fold, folded
 
-__all__ = ["text_only"]
+__all__ = ["Texts", "text_only"]
 
-
-_TEXTS = texts_of(TextDelta)  # (right after a source: no hop per event)
-
-
-def _is_text(event: Event) -> bool:
-    return type(event) is TextDelta
+_text: Callable[[Event], str] = itemgetter(1)  # a text delta's text
 
 
-def _text(event: Event) -> str:
-    assert isinstance(event, TextDelta)
-    return event.text
+class Texts(Fold[str]):
+    """The texts of a read's ``kind`` deltas (``TextDelta``, ``ThinkingDelta``), in order
+    (no state: one fold serves every subscription)."""
+
+    def __init__(self, kind: type[Event]) -> None:
+        self._kind = kind
+
+    def step(self, events: list[Event]) -> tuple[list[str], Exception | None]:
+        kind = self._kind
+        return [_text(event) for event in events if event.__class__ is kind], None
+
+
+_TEXTS = Texts(TextDelta)
 
 
 def text_only() -> Callable[[Observable[Event]], Observable[str]]:
@@ -34,4 +39,4 @@ def text_only() -> Callable[[Observable[Event]], Observable[str]]:
     result:  -------"Hel"-----"lo"------|
     ```
     """
-    return fused(_TEXTS, compose(ops.filter(_is_text), ops.map(_text)))
+    return folded(lambda _source, _scheduler: _TEXTS)

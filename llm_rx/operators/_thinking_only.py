@@ -4,25 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reactivex import Observable, compose
-from reactivex import operators as ops
+from reactivex import Observable
 
 from ..events import Event, ThinkingDelta
-from ._fused import fused, texts_of
+from ._adapter import folded
+from ._text_only import Texts
 
 __all__ = ["thinking_only"]
 
 
-_TEXTS = texts_of(ThinkingDelta)  # (right after a source: no hop per event)
-
-
-def _is_thinking(event: Event) -> bool:
-    return type(event) is ThinkingDelta
-
-
-def _text(event: Event) -> str:
-    assert isinstance(event, ThinkingDelta)
-    return event.text
+_THINKING = Texts(ThinkingDelta)
 
 
 def thinking_only() -> Callable[[Observable[Event]], Observable[str]]:
@@ -34,4 +25,4 @@ def thinking_only() -> Callable[[Observable[Event]], Observable[str]]:
     result:  -----"Let"-----" me"------------------|
     ```
     """
-    return fused(_TEXTS, compose(ops.filter(_is_thinking), ops.map(_text)))
+    return folded(lambda _source, _scheduler: _THINKING)

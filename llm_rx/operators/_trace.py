@@ -11,9 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import reactivex
 from reactivex import Observable, abc
-from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import TimeoutScheduler
 
 from ..events import (
@@ -29,9 +27,8 @@ from ..events import (
 )
 from ..native.observability import semconv_provider
 from ..response import Usage
-from ..sources import EventSource
+from ._adapter import Fold, folded
 from ._hub import Kinds, read_kinds
-from ._tap import Tapped
 
 __all__ = ["trace"]
 
@@ -54,8 +51,9 @@ def _nanos(moment: datetime) -> int:
     return int(moment.timestamp() * 1_000_000_000)
 
 
-class _Recorder:
-    """One subscription's span and what the reply's events said so far."""
+class _Recorder(Fold[Event]):
+    """One subscription's span and what the reply's events said so far: a tap, whose
+    values are the events it looked at."""
 
     def __init__(self, span: Any, clock: abc.SchedulerBase, kinds: Kinds) -> None:
         self.span = span
@@ -69,7 +67,7 @@ class _Recorder:
         self.ended = False
         self.watched = _BEFORE
 
-    def feed_all(self, events: list[Event]) -> tuple[list[Event], Exception | None]:
+    def step(self, events: list[Event]) -> tuple[list[Event], Exception | None]:
         if self.watched.isdisjoint(self.kinds(events)):  # (the usual read: deltas only)
             return events, None
         for event in events:
@@ -100,23 +98,18 @@ class _Recorder:
         if event.id is not None:
             self.span.set_attribute("gen_ai.response.id", event.id)
 
-    def step(self, events: list[Event]) -> tuple[int, Exception | None]:
-        """(As a fused tap: see ``_tap``.)"""
-        self.feed_all(events)
-        return len(events), None
-
     def cancel(self) -> None:
         """The consumer disposed: its own choice, not a failure (the status stays unset)."""
         self.span.set_attribute("llm_rx.cancelled", True)
         self.close(None)
 
-    def end(self, error: Exception | None) -> Exception | None:
+    def end(self, error: Exception | None) -> tuple[list[Event], Exception | None]:
         """End with how the events ended; the error to pass on."""
         if error is None:
             self.close(None)
         else:
             self.close(type(error).__name__, str(error))
-        return error
+        return [], error
 
     def close(self, error: str | None, description: str | None = None) -> None:
         """End the span (once): usage, finish reasons, and the error type when it failed."""
@@ -178,8 +171,9 @@ def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]
     otel = importlib.import_module("opentelemetry.trace")  # (the ``otel`` extra)
     kind = otel.SpanKind.CLIENT
 
-    def recorder_for(scheduler: abc.SchedulerBase | None, kinds: Kinds) -> _Recorder | None:
-        """A span for a subscription, or ``None`` when it would not record."""
+    def recorder_for(source: Observable[Any], scheduler: abc.SchedulerBase | None) -> Fold[Event]:
+        """A span for a subscription (the events go straight through, when it would not
+        record)."""
         clock = scheduler or TimeoutScheduler.singleton()
         spans = tracer if tracer is not None else otel.get_tracer("llm_rx")
         span = spans.start_span(
@@ -188,37 +182,17 @@ def trace(tracer: Any = None) -> Callable[[Observable[Event]], Observable[Event]
         )
         if not span.is_recording():
             span.end()
-            return None
-        return _Recorder(span, clock, kinds)
+            return _THROUGH
+        return _Recorder(span, clock, read_kinds(source))
 
-    def operator(source: Observable[Event]) -> Observable[Event]:
-        kinds = read_kinds(source)
+    return folded(recorder_for)
 
-        def subscribe(
-            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            recorder = recorder_for(scheduler, kinds)
-            if recorder is None:
-                return source.subscribe(observer, scheduler=scheduler)
 
-            def on_next(event: Event) -> None:
-                recorder.feed_all([event])
-                observer.on_next(event)
+class _Through(Fold[Event]):
+    """A tap that does not look: each read goes on as it is."""
 
-            def on_error(error: Exception) -> None:
-                recorder.end(error)
-                observer.on_error(error)
+    def step(self, events: list[Event]) -> tuple[list[Event], Exception | None]:
+        return events, None
 
-            def on_completed() -> None:
-                recorder.end(None)
-                observer.on_completed()
 
-            upstream = source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
-            return CompositeDisposable(upstream, Disposable(recorder.cancel))
-
-        general = reactivex.create(subscribe)
-        if isinstance(source, EventSource):  # (a read at a time, in the source's loop)
-            return Tapped(source, lambda scheduler: recorder_for(scheduler, kinds), general)
-        return general
-
-    return operator
+_THROUGH = _Through()

@@ -18,19 +18,16 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
-import reactivex
 from reactivex import Observable, abc
-from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import ImmediateScheduler, TimeoutScheduler, TrampolineScheduler
 
 from ..errors import CancelledStreamError
 from ..events import Event
 from ..fold.builder import Snapshot
-from ..operators._fold import Fold
+from ..operators._adapter import Fold, folded
+from ..operators._fold import BuilderFold
 from ..operators._hub import shared_fold
 from ..operators._notes import Note, notes
-from ..operators._tap import Tapped
-from ..sources import EventSource
 
 __all__ = ["DEFAULT_REFRESH_PER_SECOND", "LiveView", "live"]
 
@@ -108,81 +105,36 @@ def live(
             else TimeoutScheduler.singleton()
         )
 
-    def operator(source: Observable[Event]) -> Observable[Event]:
-        def subscribe(
-            observer: abc.ObserverBase[Event], subscribed: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            session = _Session(open_view(), clock_of(subscribed), interval, notes())
+    def tap(source: Observable[Any], subscribed: abc.SchedulerBase | None) -> _LiveTap:
+        fold = shared_fold(source) or BuilderFold()  # (right behind a fan_out: its builder)
+        return _LiveTap(_Session(open_view(), clock_of(subscribed), interval, notes(), fold))
 
-            def on_next(event: Event) -> None:
-                try:
-                    session.feed(event)
-                except Exception as error:  # noqa: BLE001 - a malformed event from upstream
-                    on_error(error)
-                    return
-                if session.failure is not None:
-                    observer.on_error(session.failure)
-                    return
-                observer.on_next(event)
-
-            def on_error(error: Exception) -> None:
-                with contextlib.suppress(Exception):  # the upstream error is the one to report
-                    session.finish(error)
-                observer.on_error(error)
-
-            def on_completed() -> None:
-                try:
-                    session.finish(None)
-                except Exception as error:  # noqa: BLE001 - the view failed: report it
-                    observer.on_error(error)
-                    return
-                if session.failure is not None:
-                    observer.on_error(session.failure)
-                    return
-                observer.on_completed()
-
-            def cancel() -> None:
-                with contextlib.suppress(Exception):  # disposing never raises; nobody to tell
-                    session.finish(CancelledStreamError("the display was disposed"))
-
-            upstream = source.subscribe(on_next, on_error, on_completed, scheduler=subscribed)
-            return CompositeDisposable(upstream, Disposable(cancel))
-
-        def tap(subscribed: abc.SchedulerBase | None) -> _LiveTap:
-            fold = shared_fold(source) or Fold()  # (right behind a fan_out: its builder)
-            return _LiveTap(_Session(open_view(), clock_of(subscribed), interval, notes(), fold))
-
-        general = reactivex.create(subscribe)
-        if isinstance(source, EventSource):  # (a read at a time, in the source's loop)
-            return Tapped(source, tap, general)
-        return general
-
-    return operator
+    return folded(tap)
 
 
-class _LiveTap:
-    """A display fused with its source: fed a read at a time (see ``operators._tap``)."""
+class _LiveTap(Fold[Event]):
+    """A display: fed a read at a time, its values the events it looked at."""
 
     def __init__(self, session: _Session) -> None:
         self._session = session
 
-    def step(self, events: list[Event]) -> tuple[int, Exception | None]:
+    def step(self, events: list[Event]) -> tuple[list[Event], Exception | None]:
         fed, failure = self._session.feed_all(events)
         if failure is None and self._session.failure is not None:  # (the view failed)
-            return 0, self._session.failure
-        return fed, failure
+            return [], self._session.failure
+        return (events if failure is None else events[:fed]), failure
 
-    def end(self, error: Exception | None) -> Exception | None:
+    def end(self, error: Exception | None) -> tuple[list[Event], Exception | None]:
         session = self._session
         if error is not None:
             with contextlib.suppress(Exception):  # the upstream error is the one to report
                 session.finish(error)
-            return error
+            return [], error
         try:
             session.finish(None)
         except Exception as failure:  # noqa: BLE001 - the view failed: report it
-            return failure
-        return session.failure
+            return [], failure
+        return [], session.failure
 
     def cancel(self) -> None:
         with contextlib.suppress(Exception):  # disposing never raises; nobody to tell
@@ -205,7 +157,7 @@ class _Session:
         clock: abc.SchedulerBase,
         interval: float,
         board: list[Note],
-        fold: Fold | None = None,
+        fold: BuilderFold | None = None,
     ) -> None:
         self._view: LiveView | None = view  # None once closed
         self._board = board  # what the operators after the display say in its footer
@@ -214,7 +166,7 @@ class _Session:
         # (no history: a snapshot is materialised as it is taken, under ``_lock``; a
         # read's text deltas for one block are then appended in one call). The builder
         # and its lock are a fold's, shared with the reassembly behind a ``fan_out()``.
-        self._fold = fold = fold or Fold()
+        self._fold = fold = fold or BuilderFold()
         self._builder = fold.builder
         self._lock = fold.lock
         # Re-entrant: a view's update may itself push events that end the stream (a view
@@ -225,11 +177,6 @@ class _Session:
         self._timer: abc.DisposableBase | None = None  # the next frame, when one is due
         self._shown: datetime | None = None  # when the last frame was taken
         self.failure: Exception | None = None  # the view failed: the stream fails with it
-
-    def feed(self, event: Event) -> None:
-        with self._lock:
-            self._builder.feed(event)
-            self._due()
 
     def feed_all(self, events: list[Event]) -> tuple[int, Exception | None]:
         """Feed a read's events: how many were fed, and the error of the one that was not."""

@@ -19,6 +19,7 @@ from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposab
 
 from ..errors import CancelledStreamError, LlmRxError, SinkWriteError
 from ..events import Event
+from ..operators._adapter import reads
 from ..sources import EventSource
 from ..sources._redis_entries import HEARTBEAT_FIELD, end_entry, event_entry
 from ..sources._source import Reading, Steps, TextFold
@@ -277,20 +278,7 @@ class _RedisTap(EventSource):
             cancel = CancelledStreamError("the producer stopped reading before the reply ended")
             end(cancel, lambda _: None)
 
-        source = self._source
-        if isinstance(source, EventSource):
-            upstream.disposable = source.subscribe_steps(
-                step, on_next, stopped, failed, completed, scheduler
-            )
-        else:
-            def one(event: Event) -> None:
-                values, failure = step([event])
-                for value in values:
-                    on_next(value)
-                if failure is not None:
-                    upstream.dispose()
-                    stopped(failure)
-
-            upstream.disposable = source.subscribe(one, failed, completed, scheduler=scheduler)
+        upstream.disposable = reads(self._source).subscribe_steps(  # (a read at a time; an
+            step, on_next, stopped, failed, completed, scheduler)  # event, after any other)
         return CompositeDisposable(Disposable(dispose), upstream)
 

@@ -17,7 +17,7 @@ from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import new_decoder
 
-__all__ = ["EventSource", "Reading", "Steps", "TextFold", "read_through", "settle"]
+__all__ = ["EventSource", "Reading", "Steps", "TextFold", "read_through", "settle", "under"]
 
 _T = TypeVar("_T")
 
@@ -52,6 +52,16 @@ def read_through(reading: Reading, work: Callable[[], None]) -> None:
         settle(reading, error)
         return
     settle(reading, None)
+
+
+def under(shortcuts: bool, work: Callable[..., _T], *args: Any) -> _T:
+    """``work(*args)`` under the fast-path setting a subscription saw (``Reading.shortcuts``),
+    wherever it runs: for a reading pushed its reads (``decode()``), whose decoder makes
+    parts of itself as the first bytes arrive, and those may be pushed from anywhere."""
+    if speed.active() is shortcuts:
+        return work(*args)
+    with speed.fast_paths(shortcuts):
+        return work(*args)
 
 
 def settle(reading: Reading, failure: Exception | None) -> None:
@@ -126,9 +136,11 @@ class EventSource(Observable[Event]):
                     if disposed:
                         return
                     on_next(value)
-            except Exception as error:  # noqa: BLE001 - a consumer's on_next failed
+            except Exception as error:  # a consumer's on_next failed
                 # (the RxPY convention: a callback's exception stops the reading and goes
                 # to on_error, so a pipeline never hangs on it)
+                if disposed:  # (raised by an on_error already called, further on: theirs)
+                    raise
                 failure = error
             if failure is not None and not disposed:
                 disposed = True

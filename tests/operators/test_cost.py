@@ -16,12 +16,12 @@ from reactivex import operators as ops
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx import speed as fast
 from llm_rx.events import Event, MessageStart, MessageStop, TextDelta, UsageUpdate
 from llm_rx.response import Usage
 from llm_rx.wire.anthropic_usage import usage_from_anthropic
 
 from ..captures import capture
+from ..sinks.timeline import events_of
 
 AT = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -176,14 +176,14 @@ def test_cost_of_a_cut_stream_is_priced_on_what_arrived_and_marked() -> None:
     assert cost.total == _of("anthropic/text-basic.sse").total
 
 
-def test_cost_is_the_same_with_the_shortcuts_off() -> None:
+def test_cost_is_the_same_a_read_and_an_event_at_a_time() -> None:
     # bug class: the per-read path and the per-event path disagree
     name = "openai/responses-web-search.sse"
-    fused = _of(name)
-    with fast.fast_paths(False):
-        assert _of(name) == fused
+    per_read = _of(name)
     behind_map = _costs(llm_rx.from_file(capture(name).path).pipe(ops.map(lambda e: e)))
-    assert behind_map == [fused]
+    assert behind_map == [per_read]
+    listed = _costs(reactivex.from_iterable(events_of(capture(name).path)))
+    assert listed == [per_read]
 
 
 def test_cost_error_before_the_reply_is_passed_on_without_a_cost() -> None:

@@ -1,8 +1,9 @@
 """fan_out(): the live displays and to_response() behind it fold the reply once, together.
 
 Each still materialises its own response from the shared builder; the outcome (frames, final
-snapshot, response, errors) is the one they give each on its own builder, with the shortcuts
-off (``fast_paths(False)``: no shared builder) and on.
+snapshot, response, errors) is the one a display and a ``to_response()`` behind a hop give,
+each on its own builder; and it is the same a read at a time (after a source) and an event at
+a time (after any other observable).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from llm_rx.response import Response
 from llm_rx.sinks._live import live
 from llm_rx.sources import EventSource
 from llm_rx.sources._source import Reading
-from llm_rx.speed import fast_paths
 
 from ..captures import CAPTURES, capture
 from ..wire.test_fast_paths import Case, mutated
@@ -105,6 +105,23 @@ def _observed(source: Callable[[Callable[[], None]], Observable[Event]]) -> dict
     }
 
 
+def _each_event(
+    source: Callable[[Callable[[], None]], Observable[Event]],
+) -> Callable[[Callable[[], None]], Observable[Event]]:
+    """The same events, through an observable that is no source: an event at a time."""
+    return lambda between: source(between).pipe(ops.map(lambda event: event))
+
+
+def _alone(seen: dict[str, Any]) -> None:
+    """What the folds right behind the hub (one builder) gave is what the display and the
+    reassembly behind a hop (each its own builder) gave."""
+    assert seen["first"] == seen["second"]
+    shared, hopped, last = seen["responses"]
+    assert shared == last
+    if seen["error"] == []:  # (else the reassembly behind the display gets its error)
+        assert shared == hopped
+
+
 def _from_reads(chunks: list[bytes], provider: str) -> Callable[[Callable[[], None]], Any]:
     def source(between: Callable[[], None]) -> Observable[Event]:
         def reads() -> Iterator[bytes]:
@@ -121,15 +138,15 @@ def _from_reads(chunks: list[bytes], provider: str) -> Callable[[Callable[[], No
 @given(case=mutated())
 def test_fan_out_shared_fold_gives_what_separate_folds_give(case: Case) -> None:
     # bug class: the display and the reassembly sharing a builder see different events than
-    # each would alone (a read fed twice, or missed), or one changes what the other got
-    fast = _observed(_from_reads(case.chunks, case.provider))
-    with fast_paths(False):
-        slow = _observed(_from_reads(case.chunks, case.provider))
-    assert fast == slow
-    first, _, last = fast["responses"]
+    # each would alone (a read fed twice, or missed), or one changes what the other got; or
+    # the shared fold stepped a read at a time gives what it gives an event at a time
+    reads = _observed(_from_reads(case.chunks, case.provider))
+    events = _observed(_each_event(_from_reads(case.chunks, case.provider)))
+    assert reads == events
+    _alone(reads)
+    first = reads["responses"][0]
     if first is not None:
-        assert fast["emitted"] == [first]  # (not changed after it was handed out)
-        assert first == last
+        assert reads["emitted"] == [first]  # (not changed after it was handed out)
 
 
 @pytest.mark.parametrize("name", [c.name for c in CAPTURES][::7])
@@ -175,20 +192,21 @@ READS: list[list[Any]] = [
 def test_fan_out_a_malformed_event_ends_the_display_and_reassembly_as_on_their_own() -> None:
     # bug class: the shared builder's failure reported to one of its readers only, or at
     # another read; or the events after it fed to the other
-    fast = _observed(lambda between: Reads(READS, between))
-    with fast_paths(False):
-        slow = _observed(lambda between: Reads(READS, between))
-    assert fast == slow
-    response = fast["responses"][0]
+    reads = _observed(lambda between: Reads(READS, between))
+    events = _observed(_each_event(lambda between: Reads(READS, between)))
+    assert reads == events
+    _alone(reads)
+    response = reads["responses"][0]
     assert response["stop_reason"] == "error"
     assert response["content"][0]["text"] == "Hello, world"
-    assert fast["first"][-1][1]["content"][0]["text"] == "Hello, world"
+    assert reads["first"][-1][1]["content"][0]["text"] == "Hello, world"
 
 
 def test_fan_out_folds_once_for_its_displays_and_reassembly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # bug class: the shortcut not taken (each folds on its own), or taken with it off
+    # bug class: the shared fold not taken (each folds on its own), after a source or after
+    # any other observable
     made: list[ResponseBuilder] = []
     original = ResponseBuilder.__init__
 
@@ -200,20 +218,25 @@ def test_fan_out_folds_once_for_its_displays_and_reassembly(
     data = capture("anthropic/thinking-signature.sse").data
     scheduler = TestScheduler()
 
-    def run() -> Any:
-        return llm_rx.from_bytes(data).pipe(lxo.fan_out(
+    def run(source: Observable[Event]) -> Any:
+        made.clear()
+        return source.pipe(lxo.fan_out(
             live(Vandal, scheduler=scheduler), lxo.to_response(), lxo.to_response(),
         )).run()
 
-    shared = run()
+    fed: list[int] = []
+    feed_shared = SharedFold.feed_shared
+
+    def read(self: SharedFold, events: list[Event], kinds: Any) -> None:
+        fed.append(len(events))
+        feed_shared(self, events, kinds)
+
+    monkeypatch.setattr(SharedFold, "feed_shared", read)
+    reads = run(llm_rx.from_bytes(data))
     assert len(made) == 1
-    made.clear()
-    monkeypatch.setattr(SharedFold, "feed_shared", _refuse)
-    with fast_paths(False):
-        alone = run()
-    assert len(made) == 3
-    assert shared[1] == alone[1] == shared[2] == llm_rx.reassemble(data)
-
-
-def _refuse(*_args: Any) -> None:
-    raise AssertionError("the shared fold was fed with the shortcuts off")
+    assert max(fed) > 1  # (a read at a time)
+    fed.clear()
+    events = run(llm_rx.from_bytes(data).pipe(ops.map(lambda event: event)))
+    assert len(made) == 1
+    assert set(fed) == {1}  # (an event at a time)
+    assert reads[1] == events[1] == reads[2] == llm_rx.reassemble(data)

@@ -1,5 +1,6 @@
-"""Taps after a source stay fused: a display or trace() after an EventSource is an
-EventSource, and a read goes through all of them in the source's loop."""
+"""Taps after a source stay a source: a display or trace() after an EventSource is an
+EventSource, and a read goes through all of them in the source's loop; after any other
+observable the same taps take an event at a time, and give the same."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from reactivex import Observable
 from reactivex import operators as ops
 from reactivex.scheduler import CurrentThreadScheduler, HistoricalScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx import speed as fast
+from llm_rx.events import Event
 from llm_rx.fold.builder import Snapshot
 from llm_rx.sinks import live
 from llm_rx.sources import EventSource
@@ -54,6 +56,13 @@ def _reads(name: str) -> list[bytes]:
     return [data[n:n + 512] for n in range(0, len(data), 512)]
 
 
+def _source(per_event: bool) -> Observable[Event]:
+    """The capture's events: right from the source (a read at a time), or behind an
+    operator that is no source (an event at a time)."""
+    source = llm_rx.from_bytes(_reads(NAME))
+    return source.pipe(ops.map(lambda event: event)) if per_event else source
+
+
 def test_tap_after_a_source_is_a_source_again() -> None:
     # bug class: a tap that makes everything after it take one observer hop per event
     tracer, _ = _tracer()
@@ -62,17 +71,16 @@ def test_tap_after_a_source_is_a_source_again() -> None:
     assert isinstance(live(Frames, scheduler=HistoricalScheduler())(source), EventSource)
 
 
-@pytest.mark.parametrize("shortcuts", [True, False])
-def test_tap_fused_pipeline_passes_every_read_on_unchanged(shortcuts: bool) -> None:
+@pytest.mark.parametrize("per_event", [False, True])
+def test_tap_pipeline_passes_every_read_on_unchanged(per_event: bool) -> None:
     tracer, exporter = _tracer()
     view = Frames()
-    with fast.fast_paths(shortcuts):
-        response = llm_rx.from_bytes(_reads(NAME)).pipe(
-            live(lambda: view, scheduler=HistoricalScheduler()), lxo.trace(tracer),
-            lxo.to_response()).run()
-        events = llm_rx.from_bytes(_reads(NAME)).pipe(
-            live(Frames, scheduler=HistoricalScheduler()), lxo.trace(tracer),
-            ops.to_list()).run()
+    response = _source(per_event).pipe(
+        live(lambda: view, scheduler=HistoricalScheduler()), lxo.trace(tracer),
+        lxo.to_response()).run()
+    events = _source(per_event).pipe(
+        live(Frames, scheduler=HistoricalScheduler()), lxo.trace(tracer),
+        ops.to_list()).run()
     assert response == llm_rx.reassemble(capture(NAME).path)
     assert kinds(events) == kinds(events_of(capture(NAME).path))
     assert view.closed[-1].response == response
@@ -81,11 +89,12 @@ def test_tap_fused_pipeline_passes_every_read_on_unchanged(shortcuts: bool) -> N
     assert all("error.type" not in (span.attributes or {}) for span in spans)
 
 
-def test_tap_reader_that_stops_early_cancels_the_taps() -> None:
-    # bug class: a fused tap that never hears its reader left (span open, display live)
+@pytest.mark.parametrize("per_event", [False, True])
+def test_tap_reader_that_stops_early_cancels_the_taps(per_event: bool) -> None:
+    # bug class: a tap that never hears its reader left (span open, display live)
     tracer, exporter = _tracer()
     view = Frames()
-    llm_rx.from_bytes(_reads(NAME)).pipe(
+    _source(per_event).pipe(
         live(lambda: view, scheduler=HistoricalScheduler()), lxo.trace(tracer), ops.take(3)
     ).run(scheduler=CurrentThreadScheduler.singleton())  # (read, taken and disposed, in here)
     (span,) = exporter.get_finished_spans()
@@ -96,9 +105,9 @@ def test_tap_reader_that_stops_early_cancels_the_taps() -> None:
     assert error.kind == "cancelled"
 
 
-@pytest.mark.parametrize("shortcuts", [True, False])
-def test_tap_view_that_fails_at_the_end_fails_the_stream(shortcuts: bool) -> None:
-    # bug class: a display's failure swallowed on the fused path
-    with fast.fast_paths(shortcuts), pytest.raises(RuntimeError, match="the view broke"):
-        llm_rx.from_bytes(_reads(NAME)).pipe(
-            live(Failing, scheduler=HistoricalScheduler()), ops.to_list()).run()
+@pytest.mark.parametrize("per_event", [False, True])
+def test_tap_view_that_fails_at_the_end_fails_the_stream(per_event: bool) -> None:
+    # bug class: a display's failure swallowed a read (or an event) at a time
+    with pytest.raises(RuntimeError, match="the view broke"):
+        _source(per_event).pipe(live(Failing, scheduler=HistoricalScheduler()),
+                                ops.to_list()).run()

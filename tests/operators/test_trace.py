@@ -10,13 +10,13 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import NoOpTracerProvider, StatusCode
+from reactivex import Observable
 from reactivex import operators as ops
 from reactivex.subject import Subject
 from reactivex.testing import TestScheduler
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx import speed as fast
 from llm_rx.events import Event, MessageStart, TextDelta, UsageUpdate
 from llm_rx.response import Usage
 
@@ -36,10 +36,16 @@ def _tracer(exporter: InMemorySpanExporter) -> Any:
     return provider.get_tracer("tests")
 
 
-def _traced(name: str, exporter: InMemorySpanExporter) -> tuple[list[Any], ReadableSpan]:
+def _traced(
+    name: str, exporter: InMemorySpanExporter, per_event: bool = False
+) -> tuple[list[Any], ReadableSpan]:
+    """The events trace() passed on, and its span: right after the source (a read at a time)
+    or after an observable that is no source (an event at a time)."""
     out: list[Any] = []
-    llm_rx.from_file(capture(name).path).pipe(lxo.trace(_tracer(exporter))).subscribe(
-        out.append, out.append)
+    source: Observable[Event] = llm_rx.from_file(capture(name).path)
+    if per_event:
+        source = source.pipe(ops.map(lambda event: event))
+    source.pipe(lxo.trace(_tracer(exporter))).subscribe(out.append, out.append)
     (span,) = exporter.get_finished_spans()
     return out, span
 
@@ -147,15 +153,17 @@ def test_trace_times_in_virtual_time(exporter: InMemorySpanExporter) -> None:
     assert event.timestamp == (100 + 3 + 2 * first) * 1_000_000_000
 
 
-def test_trace_is_the_same_with_the_shortcuts_off(exporter: InMemorySpanExporter) -> None:
+def test_trace_is_the_same_a_read_and_an_event_at_a_time(
+    exporter: InMemorySpanExporter,
+) -> None:
     name = "openai/responses-code-interpreter-reasoning.sse"
-    _, fused = _traced(name, exporter)
+    per_read, span = _traced(name, exporter)
     exporter.clear()
-    with fast.fast_paths(False):
-        _, general = _traced(name, exporter)
+    per_event, general = _traced(name, exporter, per_event=True)
+    assert kinds(per_read) == kinds(per_event) == kinds(events_of(capture(name).path))
     ttft = "gen_ai.response.time_to_first_chunk"  # (a wall clock here: differs run to run)
     assert {k: v for k, v in (general.attributes or {}).items() if k != ttft} == {
-        k: v for k, v in (fused.attributes or {}).items() if k != ttft}
+        k: v for k, v in (span.attributes or {}).items() if k != ttft}
 
 
 def test_trace_without_a_recording_tracer_passes_the_events_through() -> None:
@@ -185,9 +193,11 @@ def test_trace_and_cost_behind_fan_out_look_at_each_read_once(
 
     monkeypatch.setattr(_hub.Hub, "kinds", counted)
 
-    def run() -> tuple[Any, Any, dict[str, Any]]:
+    def run(per_event: bool = False) -> tuple[Any, Any, dict[str, Any]]:
         exporter.clear()
-        source = llm_rx.from_bytes(reads_of(capture(name).data, 512))
+        source: Observable[Event] = llm_rx.from_bytes(reads_of(capture(name).data, 512))
+        if per_event:  # (behind an observable that is no source: an event at a time)
+            source = source.pipe(ops.map(lambda event: event))
         response, cost, _ = source.pipe(lxo.fan_out(
             lxo.to_response(), lxo.cost(), lxo.trace(_tracer(exporter)))).run()
         (span,) = exporter.get_finished_spans()
@@ -197,8 +207,7 @@ def test_trace_and_cost_behind_fan_out_look_at_each_read_once(
     fused = run()
     assert found
     assert sum(found) < len(found) / 2  # (once a read, for three operators)
-    with fast.fast_paths(False):
-        general = run()
+    general = run(per_event=True)
     assert fused[0] == general[0]
     assert fused[1].model_dump(exclude={"priced_at"}) == general[1].model_dump(
         exclude={"priced_at"})

@@ -82,6 +82,17 @@ def test_to_redis_keeps_the_fast_path_of_the_operators_after_it(server: RedisSer
     assert client.round_trips == 2
 
 
+def test_to_redis_a_tap_after_it_keeps_the_reads(server: RedisServer) -> None:
+    # bug class: a tap (a display, trace()) after to_redis() reading it another way than
+    # the operators do (it failed: to_redis() reads only through subscribe_steps)
+    client = CountingClient(server.client())
+    response = llm_rx.from_bytes(TEXT.data, TEXT.provider).pipe(
+        lxs.to_redis(client, "k"), lxo.trace(), lxo.to_response()
+    ).run()
+    assert response == llm_rx.reassemble(TEXT.data, TEXT.provider)
+    assert client.round_trips == 2
+
+
 def test_to_redis_truncated_reply_ends_with_its_error(server: RedisServer) -> None:
     client: Any = server.client()
     cut = TEXT.data[: len(TEXT.data) // 2]
