@@ -226,6 +226,16 @@ def test_the_wire_formats_import_nothing_above_them() -> None:
     assert above == {}
 
 
+def test_only_the_sources_import_the_speculation() -> None:
+    # (the switch is read where a decoder is made, once a stream: DESIGN section 8)
+    importers = {
+        importer: sorted(where)
+        for (importer, imported), where in edges().items()
+        if imported == "speed" and importer not in ("sources", "speed")
+    }
+    assert importers == {}
+
+
 def test_the_analysis_sees_each_kind_of_import() -> None:
     """The parser resolves what the checks rely on: relative imports at each depth, imports
     inside functions, under ``TYPE_CHECKING``, and from a lazy table."""
