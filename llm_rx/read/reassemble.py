@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from functools import partial
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..errors import LlmRxError
 from ..events import Event
@@ -15,6 +15,9 @@ from ..sources._engine import check_chunks, decode_all, new_decoder
 from ..wire.base import Decoder
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
+
+# Events gathered from the reads before they are folded (a bound: a few hundred at a time).
+_GATHERED = 256
 
 __all__ = ["reassemble", "reassemble_with"]
 
@@ -60,21 +63,39 @@ def _reassemble(chunks: Iterable[bytes], provider: ProviderName | None, max_fram
 
 
 def reassemble_with(decoder: Decoder, chunks: Iterable[bytes]) -> Response:
-    """The ``Response`` that ``chunks`` reassemble to through ``decoder``."""
-    builder = ResponseBuilder(history=False)
-    feed_all = builder.feed_all
+    """The ``Response`` that ``chunks`` reassemble to through ``decoder``.
 
-    def feed(events: list[Event]) -> None:
-        try:
-            feed_all(events)
-        except (LlmRxError, MemoryError):
-            raise
-        except Exception as error:  # the boundary: events that do not fold
-            raise fold_error(error) from error
+    Nothing is emitted per read here, so the reads' events are folded a few hundred at a
+    time (one call per read to gather them); the strings a decoder gives the fold directly
+    (``Decoder.fold_into``) come after the events gathered before them are folded."""
+    builder = ResponseBuilder(history=False)
+    pending: list[Event] = []
+
+    def fed() -> None:
+        if pending:
+            try:
+                builder.feed_all(pending)
+            except (LlmRxError, MemoryError):
+                raise
+            except Exception as error:  # the boundary: events that do not fold
+                raise fold_error(error) from error
+            finally:
+                pending.clear()
+
+    def emit(events: list[Event]) -> None:
+        pending.extend(events)
+        if len(pending) >= _GATHERED:
+            fed()
+
+    def fold(event_type: Any, index: int) -> Callable[[str], object] | None:
+        fed()
+        return appender(builder, event_type, index)
 
     try:
-        decode_all(decoder, chunks, feed, fold=partial(appender, builder))  # (and strings)
+        decode_all(decoder, chunks, emit, fold=fold)
+        fed()
     except LlmRxError as error:  # (a failing byte source arrives as one too)
+        fed()
         if not builder.started:
             raise
         return builder.build(error)

@@ -104,7 +104,7 @@ def decode_all(
     decoder: Decoder,
     chunks: Iterable[bytes],
     emit: Callable[[list[Event]], None],
-    stopped: Callable[[], bool] = lambda: False,
+    stopped: Callable[[], bool] = bool,  # (``bool()`` is False: never stopped, a C call)
     fold: TextFold | None = None,
 ) -> None:
     """Feed every chunk, then EOF, emitting the events of each chunk in order (as one list);

@@ -12,6 +12,7 @@ whole block, with no object per line but the text and its event.
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -128,7 +129,7 @@ class OllamaShortcuts(Runs, OllamaDecoder):
             out += taken
             self._lines_of(lines, out)
 
-        return self._run(lambda: self._lines.decode(chunk, whole), handle)
+        return self._run(partial(self._lines.decode, block=whole), chunk, handle)
 
     def _line(self, line: bytes, out: list[Event]) -> None:
         before = len(out)

@@ -63,7 +63,7 @@ from ._anthropic_tables import (
     TOOL_FIELDS,
     extras,
 )
-from ._checks import SHALLOW, array, mapping, maybe_too_deep, optional_string, string
+from ._checks import MAX_DEPTH, SHALLOW, array, mapping, optional_string, string
 from .anthropic_usage import usage_from_anthropic
 from .base import SSEPayloadDecoder, new_event
 from .http import in_band_error
@@ -119,7 +119,9 @@ class AnthropicDecoder(SSEPayloadDecoder):
             frame = _loads(data)
         except JSONDecodeError:
             frame = None
-        if frame.__class__ is not dict or (len(data) > SHALLOW and maybe_too_deep(data)):
+        if frame.__class__ is not dict or (  # (a frame that may be nested too deep: walked)
+            len(data) > SHALLOW and data.count(b"{") + data.count(b"[") > MAX_DEPTH
+        ):
             frame = self._parse(data)  # (the typed error, or the depth walked)
         if frame.get("type") == "content_block_delta":
             # The hot path: a text, thinking or argument delta for an open block.

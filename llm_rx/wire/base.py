@@ -121,10 +121,11 @@ class Decoder(ABC):
 
     def _run(
         self,
-        read: Callable[[], list[Any]],
+        read: Callable[[bytes], list[Any]],
+        chunk: bytes,
         handle: Callable[[list[Any], list[Event]], None],
     ) -> list[Event]:
-        """One ``decode`` step: ``read`` the frames a chunk completed, ``handle`` them into
+        """One ``decode`` step: ``read`` the frames ``chunk`` completed, ``handle`` them into
         events. A framing error raised with the frames completed before it (``frames``)
         comes after those frames' events; any error finishes the decoder."""
         out: list[Event] = []
@@ -133,7 +134,7 @@ class Decoder(ABC):
         try:
             framing: WireFormatError | None = None
             try:
-                frames = read()
+                frames = read(chunk)
             except WireFormatError as error:
                 frames, framing = error.frames, error
             handle(frames, out)
@@ -208,7 +209,7 @@ class SSEPayloadDecoder(Decoder):
         self._sse = SSEDecoder(max_frame, names=not self.payload_names_kind)
 
     def decode(self, chunk: bytes) -> list[Event]:
-        return self._run(lambda: self._sse.decode_payloads(chunk), self._frames)
+        return self._run(self._sse.decode_payloads, chunk, self._frames)
 
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
         """Decode a read's frames in order (bare ``bytes`` for plain ``message`` events):

@@ -104,7 +104,7 @@ class BedrockDecoder(Decoder):
     # -- the decoder contract --------------------------------------------------------------
 
     def decode(self, chunk: bytes) -> list[Event]:
-        return self._run(lambda: self._frames.decode(chunk), self._messages)
+        return self._run(self._frames.decode, chunk, self._messages)
 
     def _messages(self, frames: list[EventStreamMessage], out: list[Event]) -> None:
         self._each(frames, out, self._message)

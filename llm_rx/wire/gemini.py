@@ -48,10 +48,11 @@ from ..events import (
     UsageUpdate,
 )
 from ._boundary import attach_events, new_event
-from ._checks import SHALLOW, array, check_depth, integer, mapping, maybe_too_deep, optional_string
+from ._checks import MAX_DEPTH, SHALLOW, array, check_depth, integer, mapping, optional_string
 from ._gemini_args import PartialArgs
 from ._gemini_tables import (
     CALL_FIELDS,
+    CANDIDATE_FIELDS,
     CHUNK_FIELDS,
     FINISH_REASONS,
     PART_META,
@@ -184,7 +185,9 @@ class GeminiDecoder(SSEPayloadDecoder):
             chunk = _loads(data)
         except orjson.JSONDecodeError:
             chunk = None
-        if chunk.__class__ is not dict or (len(data) > SHALLOW and maybe_too_deep(data)):
+        if chunk.__class__ is not dict or (  # (a frame that may be nested too deep: walked)
+            len(data) > SHALLOW and data.count(b"{") + data.count(b"[") > MAX_DEPTH
+        ):
             chunk = self._parse(data)  # (the typed error, or the depth walked)
         self._chunk(chunk, data, out)
 
@@ -238,9 +241,10 @@ class GeminiDecoder(SSEPayloadDecoder):
                 text = part.get("text") if part.__class__ is dict and len(part) == 1 else None
                 if text.__class__ is str and text:
                     out.append(new_event(TextDelta, (cand.block, text)))
-                    changed = cand.fields.changes(raw)
-                    if changed:
-                        out.append(MetadataUpdate(changed, number))
+                    if not raw.keys() <= CANDIDATE_FIELDS:  # (else no metadata field)
+                        changed = cand.fields.changes(raw)
+                        if changed:
+                            out.append(MetadataUpdate(changed, number))
                     return
         self._candidate(mapping(raw, "a candidate"), out)
 

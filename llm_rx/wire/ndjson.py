@@ -115,7 +115,7 @@ class NDJSONPayloadDecoder(Decoder):
         self._lines = NDJSONDecoder(max_frame)
 
     def decode(self, chunk: bytes) -> list[Event]:
-        return self._run(lambda: self._lines.decode(chunk), self._lines_of)
+        return self._run(self._lines.decode, chunk, self._lines_of)
 
     def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
         self._each(lines, out, self._line)

@@ -43,6 +43,7 @@ from ..response import StopReason
 from ._boundary import new_event
 from ._chat_dialects import DialectParts
 from ._chat_tables import (
+    CHOICE_FIELDS,
     CHOICE_NEVER_KEPT,
     CHUNK_FIELDS,
     KNOWN_DELTA,
@@ -118,17 +119,21 @@ class OpenAIChatDecoder(DialectParts, SSEPayloadDecoder):
             and not chunk.get("error")
             and "x_groq" not in chunk
             and chunk.get("object") != self.foreign_object
-            and (len(data) <= SHALLOW or not maybe_too_deep(data))
+            and (len(data) <= SHALLOW or data.count(b"{") + data.count(b"[") <= MAX_DEPTH)
         ):
-            self._metadata(chunk)  # (what ``_chunk`` and ``_choice`` do with such a chunk)
+            # (what ``_chunk`` and ``_choice`` do with such a chunk)
+            changed = self._fields.changes(chunk)
+            if changed or "created" not in self._fields.values:
+                self._metadata(chunk, changed or {})
             if self._pending_extra:
                 out.append(MetadataUpdate(self._pending_extra))
                 self._pending_extra = {}
             if content:
                 out.append(new_event(TextDelta, (choice.text, content)))
-            changed = choice.fields.changes(raw)
-            if changed:
-                out.append(MetadataUpdate(changed, number))
+            if not raw.keys() <= CHOICE_FIELDS:  # (else no field of the choice's metadata)
+                changed = choice.fields.changes(raw)
+                if changed:
+                    out.append(MetadataUpdate(changed, number))
             return
         self._chunk(chunk, data, "message", out)
 
@@ -206,8 +211,11 @@ class OpenAIChatDecoder(DialectParts, SSEPayloadDecoder):
 
     # -- pieces ----------------------------------------------------------------------------
 
-    def _metadata(self, chunk: dict[str, Any]) -> None:
-        changed = self._fields.changes(chunk)
+    def _metadata(self, chunk: dict[str, Any], changed: dict[str, Any] | None = None) -> None:
+        """The chunk's fields outside the known set that changed (``changed``, when the
+        caller has them already), and its first ``created``."""
+        if changed is None:
+            changed = self._fields.changes(chunk)
         if changed:
             self._pending_extra.update(changed)
         created = chunk.get("created")

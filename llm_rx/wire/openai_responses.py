@@ -95,7 +95,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason
-from ._checks import SHALLOW, maybe_too_deep
+from ._checks import MAX_DEPTH, SHALLOW
 from ._responses_items import (
     CLIENT_ITEMS,
     INCOMPLETE,
@@ -173,7 +173,9 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
             if data == b"[DONE]":
                 return  # OpenRouter's sentinel: the terminal response event decides
             frame = self._json(event)  # raises the error the base class would
-        if frame.__class__ is not dict or (len(data) > SHALLOW and maybe_too_deep(data)):
+        if frame.__class__ is not dict or (  # (a frame that may be nested too deep: walked)
+            len(data) > SHALLOW and data.count(b"{") + data.count(b"[") > MAX_DEPTH
+        ):
             frame = self._json(event)  # (the typed error, or the depth walked)
         kind = frame.get("type")
         if kind == "response.output_text.delta" and self.started:  # (the usual frame)

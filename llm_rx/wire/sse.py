@@ -255,11 +255,12 @@ class SSEDecoder:
     def _hold_after(self, rest: bytes, events: list[Any]) -> None:
         """Hold the unfinished tail; if it is already too large, the events completed before
         it go with the error (nothing that arrived is lost)."""
-        try:
-            self._hold(rest)
-        except FrameTooLargeError as error:
-            error.frames = events
-            raise
+        pending = self._pending
+        pending += rest
+        if len(pending) - rest.endswith(b"\n") > self.max_frame:  # (as ``_hold``)
+            head = bytes(pending[:200])
+            pending.clear()
+            raise self._too_large(head, events)
 
     def flush(self) -> list[SSEEvent]:
         """Dispatch what is left at EOF (a last event without its blank line)."""
