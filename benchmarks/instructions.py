@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import re
 import shutil
 import subprocess
@@ -51,10 +52,12 @@ def _runners(floor: sizes.Floor) -> list[tuple[str, Callable[[list[bytes]], obje
 def child(kind: str) -> None:
     """Under callgrind: each measurement inside its own ``functools.reduce``."""
     make, floor = next((m, f) for title, m, f in sizes.KINDS if title == kind)
+    gc.disable()  # (a collection would land in whichever measurement it fell in)
     for _, run in _runners(floor):
         for n, size in _CONFIGS:
             reads = sizes._reads(make(n, 7), size)
             run(reads)  # (warm: imports, caches)
+            gc.collect()
             functools.reduce(lambda _a, _b, run=run, reads=reads: run(reads), [0, 0])
 
 

@@ -61,13 +61,15 @@ from ._bedrock_blocks import (
     unpadded,
     usage_from_bedrock,
 )
-from ._checks import check_depth, optional_string
+from ._checks import MAX_DEPTH, SHALLOW, check_depth, optional_string
 from .base import Decoder, new_event
 from .eventstream import EventStreamDecoder, EventStreamMessage
 from .http import in_band_error
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["BedrockDecoder", "usage_from_bedrock"]
+
+_loads = orjson.loads
 
 
 class BedrockDecoder(Decoder):
@@ -144,7 +146,24 @@ class BedrockDecoder(Decoder):
             return
         if headers.get(":message-type", "event") != "event":
             raise self._exception(frame, out)
-        payload = self._json(frame.payload)
+        data = frame.payload
+        try:
+            payload = _loads(data)
+        except orjson.JSONDecodeError:
+            payload = None
+        if payload.__class__ is not dict or (  # (a frame that may be nested too deep: walked)
+            len(data) > SHALLOW and data.count(b"{") + data.count(b"[") > MAX_DEPTH
+        ):
+            payload = self._json(data)
+        if name == "contentBlockDelta" and self.started:  # the usual frame: more text
+            wire = payload.get("contentBlockIndex")
+            block = self._blocks.get(wire) if wire.__class__ is int else None
+            delta = payload.get("delta")
+            if (block is not None and block.kind == "text" and delta.__class__ is dict
+                    and len(delta) == 1 and (text := delta.get("text")).__class__ is str):
+                if text:
+                    out.append(new_event(TextDelta, (block.index, text)))
+                return
         handler = self._handlers.get(name) if isinstance(name, str) else None
         if handler is None:
             if not self.started:
@@ -153,7 +172,7 @@ class BedrockDecoder(Decoder):
             return
         if not self.started and name != "messageStart":
             self._start(out)
-        handler(payload, frame.payload, out)
+        handler(payload, data, out)
 
     @staticmethod
     def _json(data: bytes) -> dict[str, Any]:

@@ -250,7 +250,8 @@ class GeminiDecoder(SSEPayloadDecoder):
 
     def _usage(self, usage: Any, out: list[Event]) -> None:
         if usage and usage != self._last_usage:
-            mapping(usage, "usageMetadata")
+            if usage.__class__ is not dict:
+                mapping(usage, "usageMetadata")  # (the typed error)
             # Gemini repeats its cumulative counts on every chunk. The first snapshot (and
             # one that reports another set of counts) goes out at once, after the one held;
             # the running repeats are held and the latest goes out before the reply ends (or
