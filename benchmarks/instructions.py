@@ -7,7 +7,7 @@ CPU time moves with the machine's load; the instructions a run executes do not. 
 kind runs in one process under ``valgrind --tool=callgrind``, which counts only what runs
 inside ``functools.reduce`` (``--toggle-collect``) and writes one count each time it returns
 (``--dump-after``): every measurement is one reassembly wrapped in a ``reduce`` call, after a
-first run outside it (imports and caches warm). The replies are those of
+first run of each outside it (imports, caches and the allocator warm), the fewest of three. The replies are those of
 ``benchmarks.sizes`` (generated as the APIs send them); the floor is the same plain parse
 loop. From a reply of 50 events and one of 250, whole and in 1 KiB reads:
 
@@ -35,6 +35,7 @@ from pathlib import Path
 from . import sizes
 
 _SMALL, _LARGE, _READ = 50, 250, 1024
+_ROUNDS = 3
 _CONFIGS = ((_SMALL, None), (_LARGE, None), (_LARGE, _READ))
 
 
@@ -50,13 +51,17 @@ def _runners(floor: sizes.Floor) -> list[tuple[str, Callable[[list[bytes]], obje
 
 
 def child(kind: str) -> None:
-    """Under callgrind: each measurement inside its own ``functools.reduce``."""
+    """Under callgrind: each measurement inside its own ``functools.reduce``, every one run
+    once before (imports, caches and the allocator's pools warm), then each measured
+    ``_ROUNDS`` times in turn."""
     make, floor = next((m, f) for title, m, f in sizes.KINDS if title == kind)
+    cases = [(run, sizes._reads(make(n, 7), size))
+             for _, run in _runners(floor) for n, size in _CONFIGS]
+    for run, reads in cases:
+        run(reads)
     gc.disable()  # (a collection would land in whichever measurement it fell in)
-    for _, run in _runners(floor):
-        for n, size in _CONFIGS:
-            reads = sizes._reads(make(n, 7), size)
-            run(reads)  # (warm: imports, caches)
+    for _ in range(_ROUNDS):
+        for run, reads in cases:
             gc.collect()
             functools.reduce(lambda _a, _b, run=run, reads=reads: run(reads), [0, 0])
 
@@ -72,8 +77,10 @@ def _counts(kind: str) -> list[int]:
             check=True, capture_output=True, cwd=Path(__file__).resolve().parent.parent,
         )
         dumps = sorted(Path(folder).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
-        return [int(re.search(rb"^totals: (\d+)", d.read_bytes(), re.M).group(1))  # type: ignore[union-attr]
-                for d in dumps]
+        counts = [int(re.search(rb"^totals: (\d+)", d.read_bytes(), re.M).group(1))  # type: ignore[union-attr]
+                  for d in dumps]
+    cases = len(counts) // _ROUNDS  # (the fewest of each case's rounds)
+    return [min(counts[case::cases]) for case in range(cases)]
 
 
 def main(argv: list[str] | None = None) -> int:

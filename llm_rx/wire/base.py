@@ -50,7 +50,7 @@ class Decoder(ABC):
 
     A plain decoder: what each frame means, read by the general rules, with no shortcut and
     no switch. Speculation (templates learned from the frames a decoder decoded, batches)
-    lives in :mod:`llm_rx.speed`, in subclasses that take a frame they recognise and hand
+    lives in `llm_rx.speed`, in subclasses that take a frame they recognise and hand
     every other to the decoder's own methods (``_data``, ``_event``, ``_frames``).
     """
 
