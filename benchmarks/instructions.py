@@ -6,10 +6,10 @@
 CPU time moves with the machine's load; the instructions a run executes do not. Each stream
 kind runs in one process under ``valgrind --tool=callgrind``, which counts only what runs
 inside ``functools.reduce`` (``--toggle-collect``) and writes one count each time it returns
-(``--dump-after``): every measurement is one reassembly wrapped in a ``reduce`` call, after a
-first run of each outside it (imports, caches and the allocator warm), the fewest of three. The replies are those of
-``benchmarks.sizes`` (generated as the APIs send them); the floor is the same plain parse
-loop. From a reply of 50 events and one of 250, whole and in 1 KiB reads:
+(``--dump-after``): every measurement is one reassembly wrapped in a ``reduce`` call, after
+a first run of each outside it (imports, caches and the allocator warm), the fewest of three.
+The replies are those of ``benchmarks.sizes`` (generated as the APIs send them); the floor is
+the same plain parse loop. From a reply of 50 events and one of 250, whole and in 1 KiB reads:
 
 - per event: (I(250) - I(50)) / 200
 - per reply: I(50) - 50 x per event (the set-up and the end of a reply)
