@@ -97,8 +97,7 @@ class OpenAIChatShortcuts(TemplateFrames, OpenAIChatDecoder):
             self._event(SSEEvent("message", frame), out)  # (the general path says why)
             return
         if not self._hit(chunk, frame, out):
-            self._general_path()
-            super()._data(frame, out)
+            self._chunk(chunk, frame, "message", out)  # (the plain decoder's, parsed once)
             choices = chunk.get("choices") if chunk.__class__ is dict else None
             if choices.__class__ is list and len(choices) == 1 and not self.finished:
                 self._declare(chunk, choices[0], frame)
