@@ -26,7 +26,7 @@ _DELTAS = frozenset({TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta})
 class Acc:
     """A block being assembled: fragments appended to a list, joined once when read."""
 
-    __slots__ = ("born", "citation_seqs", "citations", "closed_at", "parts", "seqs",
+    __slots__ = ("born", "citation_seqs", "citations", "closed_at", "joined", "parts", "seqs",
                  "signature", "start")
 
     def __init__(self, start: BlockStart, born: int, history: bool = True) -> None:
@@ -38,6 +38,15 @@ class Acc:
         self.citations: list[Any] = []
         self.citation_seqs: list[int] = []
         self.closed_at: int | None = None
+        self.joined = 0  # the parts before this one are joined runs (see ``compact``)
+
+    def compact(self) -> None:
+        """Join the parts that arrived since the last call into one string (for a builder
+        without history, which reads no part by itself): a long reply's many small strings
+        cost an object each, a run of them joined costs one."""
+        parts, joined = self.parts, self.joined
+        parts[joined:] = ["".join(parts[joined:])]
+        self.joined = joined + 1
 
     def block(self, seq: int | None = None) -> Block:
         """The block as it was at ``seq`` (now, for ``None``)."""

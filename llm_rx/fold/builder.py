@@ -60,6 +60,9 @@ _DELTAS = _TEXTS | {ToolArgsDelta}
 # A longer list of events (a whole body's) is fed in slices: each a usual chunk, at C level.
 _SLICE = 128
 _INDEX, _TEXT = itemgetter(0), itemgetter(1)  # of a text delta
+# A block's parts joined into one string past this many (a builder without history: bounded
+# memory for a long reply of small deltas, each a string object until joined).
+_PARTS = 4096
 
 
 class ResponseBuilder(Reading):
@@ -142,6 +145,8 @@ class ResponseBuilder(Reading):
         if acc is not None:  # the usual read of a live stream: appended at C level
             acc.parts.extend(map(_TEXT, events))
             self._seq += len(events)
+            if len(acc.parts) - acc.joined > _PARTS:
+                acc.compact()
             return
         # Without history a delta of a started block only appends its string: inline here,
         # every other event by its handler (under its own number).
@@ -155,6 +160,8 @@ class ResponseBuilder(Reading):
                 self._seq = seq
                 handlers[kind](event)
         self._seq = start + len(events)
+        if acc is not None and len(acc.parts) - acc.joined > _PARTS:  # (the last block fed)
+            acc.compact()
 
     def advance(self, event: Event) -> Snapshot:
         """`feed` the event, then the snapshot after it (for `accumulate()`: with history).
