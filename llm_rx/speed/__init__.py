@@ -12,7 +12,8 @@ decoded and handing it every frame they do not recognise:
   template) without the framer, its string handed straight to a consumer that only folds
   (``fold_into``).
 - :mod:`.spans`: a frame's bytes around a string and an object of counts that both vary.
-- :mod:`.openai_chat`, :mod:`.gemini`, :mod:`.ollama`: the decoders with shortcuts (the shape
+- :mod:`.anthropic`, :mod:`.openai_chat`, :mod:`.gemini`, :mod:`.ollama`: the decoders with
+  shortcuts (the bytes of the last delta frame; the shape
   of the last plain chunk: its keys, the values that must stay the same, the one delta that
   varies), listed by provider in :func:`decoders`.
 
@@ -80,11 +81,13 @@ def fast_paths(on: bool) -> Iterator[None]:
 def decoders() -> Mapping[str, Callable[[int], Decoder]]:
     """The decoder with shortcuts for each provider that has one (the others' plain
     decoders take none): what a source makes with the switch on."""
+    from .anthropic import AnthropicShortcuts
     from .gemini import GeminiShortcuts
     from .ollama import OllamaShortcuts
     from .openai_chat import OpenAIChatShortcuts
 
     return MappingProxyType({
+        "anthropic": AnthropicShortcuts,
         "openai-chat": OpenAIChatShortcuts,
         "gemini": GeminiShortcuts,
         "ollama": OllamaShortcuts,

@@ -214,13 +214,19 @@ class SSEPayloadDecoder(Decoder):
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
         """Decode a read's frames in order (bare ``bytes`` for plain ``message`` events):
         frames after the end are counted, unread."""
+        self._frames_by(frames, out, self._data)
+
+    def _frames_by(
+        self, frames: list[Any], out: list[Event], data: Callable[[bytes, list[Event]], None]
+    ) -> None:
+        """`_frames`, with ``data`` decoding the bare ``bytes`` frames."""
         frame: Any = None
         try:
             for frame in frames:
                 if self.finished:
                     self.ignored_frames += 1
                 elif frame.__class__ is bytes:
-                    self._data(frame, out)
+                    data(frame, out)
                 else:
                     self._event(frame, out)
         except PASS_THROUGH:

@@ -223,9 +223,7 @@ def test_batch_ollama_line_without_its_middle(both: bool) -> None:
         assert outcome([body], "ollama") == batched
 
 
-# (Anthropic's decoder learns no template: the API pads its frames, so a template rarely
-# matches the next frame, and its plain path costs less than learning one per frame)
-@pytest.mark.parametrize("provider", sorted(set(BODIES) - {"anthropic"}))
+@pytest.mark.parametrize("provider", sorted(BODIES))
 def test_batch_is_taken_and_gives_the_text(
     provider: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
