@@ -25,6 +25,9 @@ from ._tables import STOP, anthropic_body_usage
 
 __all__ = ["to_anthropic"]
 
+_STOP = STOP["anthropic"]
+
+
 def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
     # A block's own extra fields (a tool call's ``caller``) are Anthropic's only if it came
     # from Anthropic; another provider's spelling notes mean nothing here.
@@ -55,7 +58,7 @@ def to_anthropic(response: Response) -> dict[str, Any]:
     native = response.native_stop_reason if same else None
     stop_reason = native.get("stop_reason") if isinstance(native, dict) else None
     if stop_reason is None and response.stop_reason is not None:
-        stop_reason = STOP["anthropic"].get(response.stop_reason)
+        stop_reason = _STOP.get(response.stop_reason)
     body: dict[str, Any] = {
         "id": response.id or "",
         "type": "message",

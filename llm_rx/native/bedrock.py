@@ -29,6 +29,9 @@ from ._tables import STOP, bedrock_usage
 
 __all__ = ["to_bedrock"]
 
+_STOP = STOP["bedrock-converse"]
+
+
 def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
     if isinstance(block, TextBlock):
         if block.citations and same_provider:
@@ -62,9 +65,8 @@ def to_bedrock(response: Response) -> dict[str, Any]:
     extra = dict(response.extra) if same else {}
     content = [out for block in response.content if (out := _block(block, same)) is not None]
     native = response.native_stop_reason if same else None
-    reason = response.stop_reason
     stop = native if isinstance(native, str) else (
-        STOP["bedrock-converse"].get(reason) if reason is not None else None
+        _STOP.get(response.stop_reason) if response.stop_reason is not None else None
     )
     body: dict[str, Any] = {
         "output": {"message": {"role": "assistant", "content": content}},

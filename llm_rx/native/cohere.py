@@ -18,6 +18,9 @@ from ._tables import BODY_STOP, cohere_usage
 
 __all__ = ["to_cohere"]
 
+_FINISH = BODY_STOP["cohere"]  # (with the values of a failed reply)
+
+
 def _message(response: Response) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     plan: list[str] = []
@@ -54,7 +57,7 @@ def to_cohere(response: Response) -> dict[str, Any]:
     """The Cohere v2 chat response body."""
     same = response.provider == "cohere"
     native = response.native_stop_reason
-    finish = native if same and isinstance(native, str) else BODY_STOP["cohere"].get(
+    finish = native if same and isinstance(native, str) else _FINISH.get(
         response.stop_reason or "end_turn", "COMPLETE"
     )
     body: dict[str, Any] = {
