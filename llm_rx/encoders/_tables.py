@@ -11,13 +11,28 @@
 * ``WAITS``: where a target's grammar makes the encoder hold something back.
 * ``SPEC``: where a target follows its provider, not the open specification of its wire
   (the provider's name -> the specification's name of the same thing).
+
+A provider wire's stop table and usage function are its native body's too: they are written
+once, in :mod:`llm_rx.native._tables` (the Responses usage object in
+:mod:`llm_rx.native._responses_resource`), and given here under the names the encoders use;
+only the browser targets' (``vercel-ui``, ``ag-ui``), which have no body, are written here.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..native._responses_resource import resource_usage
+from ..native._responses_resource import resource_usage as responses_usage
+from ..native._tables import STOP as _PROVIDER_STOP
+from ..native._tables import (
+    anthropic_usage,
+    bedrock_usage,
+    cohere_usage,
+    gemini_usage,
+    ollama_usage,
+    openai_chat_usage,
+    put_count,
+)
 from ..response import StopReason, Usage
 
 __all__ = [
@@ -37,36 +52,7 @@ __all__ = [
 ]
 
 STOP: dict[str, dict[StopReason, str]] = {
-    "openai-chat": {
-        "end_turn": "stop", "stop_sequence": "stop", "refusal": "stop", "pause_turn": "stop",
-        "max_tokens": "length", "tool_use": "tool_calls", "content_filter": "content_filter",
-    },
-    "openai-responses": {  # (the response's status; ``incomplete_details.reason`` for these)
-        "max_tokens": "max_output_tokens", "content_filter": "content_filter",
-    },
-    "anthropic": {
-        "end_turn": "end_turn", "max_tokens": "max_tokens", "tool_use": "tool_use",
-        "stop_sequence": "stop_sequence", "refusal": "refusal", "pause_turn": "pause_turn",
-        "content_filter": "refusal",
-    },
-    "gemini": {
-        "end_turn": "STOP", "tool_use": "STOP", "stop_sequence": "STOP", "pause_turn": "STOP",
-        "max_tokens": "MAX_TOKENS", "content_filter": "SAFETY", "refusal": "SAFETY",
-    },
-    "ollama": {
-        "end_turn": "stop", "tool_use": "stop", "stop_sequence": "stop", "refusal": "stop",
-        "pause_turn": "stop", "content_filter": "stop", "max_tokens": "length",
-    },
-    "bedrock-converse": {
-        "end_turn": "end_turn", "tool_use": "tool_use", "max_tokens": "max_tokens",
-        "stop_sequence": "stop_sequence", "content_filter": "content_filtered",
-        "refusal": "end_turn", "pause_turn": "end_turn",
-    },
-    "cohere": {
-        "end_turn": "COMPLETE", "tool_use": "TOOL_CALL", "max_tokens": "MAX_TOKENS",
-        "stop_sequence": "STOP_SEQUENCE", "refusal": "COMPLETE", "pause_turn": "COMPLETE",
-        "content_filter": "COMPLETE",
-    },
+    **_PROVIDER_STOP,
     "vercel-ui": {  # (the finish chunk's finishReason; the stop reason is in its metadata)
         "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
         "tool_use": "tool-calls", "content_filter": "content-filter",
@@ -190,117 +176,21 @@ SPEC: dict[str, dict[str, str]] = {
 }
 
 
-def _put(out: dict[str, Any], key: str, value: int | None) -> None:
-    if value is not None:
-        out[key] = value
-
-
-def openai_chat_usage(usage: Usage) -> dict[str, Any] | None:
-    """The usage chunk's object, required whole (``prompt_tokens``, ``completion_tokens``,
-    ``total_tokens``): written only when the input and output counts are known."""
-    if usage.input_tokens is None or usage.output_tokens is None:
-        return None
-    out: dict[str, Any] = {
-        "prompt_tokens": usage.input_tokens,
-        "completion_tokens": usage.output_tokens,
-        "total_tokens": usage.input_tokens + usage.output_tokens,
-    }
-    if usage.cache_read_tokens is not None or usage.cache_write_tokens is not None:
-        details: dict[str, Any] = {}
-        _put(details, "cached_tokens", usage.cache_read_tokens)
-        _put(details, "cache_write_tokens", usage.cache_write_tokens)
-        out["prompt_tokens_details"] = details
-    if usage.reasoning_tokens is not None:
-        out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
-    return out
-
-
-def responses_usage(usage: Usage) -> dict[str, Any] | None:
-    """Responses' usage object is required whole: written only when the input and output
-    counts are known (its detail counts, required too, are then ``0`` when unreported)."""
-    return resource_usage(usage)
-
-
-def anthropic_usage(usage: Usage) -> dict[str, Any]:
-    """Anthropic's input split back: uncached + cache read + cache write (its input_tokens
-    is the uncached part only)."""
-    out: dict[str, Any] = {}
-    if usage.input_tokens is not None:
-        out["input_tokens"] = (
-            usage.input_tokens - (usage.cache_read_tokens or 0) - (usage.cache_write_tokens or 0)
-        )
-    _put(out, "cache_creation_input_tokens", usage.cache_write_tokens)
-    _put(out, "cache_read_input_tokens", usage.cache_read_tokens)
-    _put(out, "output_tokens", usage.output_tokens)
-    return out
-
-
-def gemini_usage(usage: Usage) -> dict[str, Any] | None:
-    if not usage.reported:
-        return None
-    out: dict[str, Any] = {}
-    _put(out, "promptTokenCount", usage.input_tokens)
-    _put(out, "cachedContentTokenCount", usage.cache_read_tokens)
-    if usage.output_tokens is not None:
-        out["candidatesTokenCount"] = usage.output_tokens - (usage.reasoning_tokens or 0)
-    _put(out, "thoughtsTokenCount", usage.reasoning_tokens)
-    if usage.input_tokens is not None and usage.output_tokens is not None:
-        out["totalTokenCount"] = usage.input_tokens + usage.output_tokens
-    return out
-
-
-def ollama_usage(usage: Usage) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    _put(out, "prompt_eval_count", usage.input_tokens)
-    _put(out, "eval_count", usage.output_tokens)
-    return out
-
-
-def bedrock_usage(usage: Usage) -> dict[str, Any] | None:
-    """ConverseStream's ``inputTokens`` is the uncached part (cache counts beside it)."""
-    if not usage.reported:
-        return None
-    read, write = usage.cache_read_tokens, usage.cache_write_tokens
-    out: dict[str, Any] = {}
-    if usage.input_tokens is not None:
-        out["inputTokens"] = usage.input_tokens - (read or 0) - (write or 0)
-    _put(out, "outputTokens", usage.output_tokens)
-    if usage.input_tokens is not None and usage.output_tokens is not None:
-        out["totalTokens"] = usage.input_tokens + usage.output_tokens
-    _put(out, "cacheReadInputTokens", read)
-    _put(out, "cacheWriteInputTokens", write)
-    return out
-
-
-def cohere_usage(usage: Usage) -> dict[str, Any] | None:
-    """Cohere's ``tokens`` (every token; its input includes the cache read, as the canonical
-    count does), ``cached_tokens`` the cache read; ``billed_units`` is Cohere's own (fewer
-    than the tokens), never made up from them."""
-    if not usage.reported:
-        return None
-    tokens: dict[str, Any] = {}
-    _put(tokens, "input_tokens", usage.input_tokens)
-    _put(tokens, "output_tokens", usage.output_tokens)
-    out: dict[str, Any] = {"tokens": tokens} if tokens else {}
-    _put(out, "cached_tokens", usage.cache_read_tokens)
-    return out
-
-
 def vercel_ui_usage(usage: Usage) -> dict[str, Any] | None:
     """The AI SDK's ``LanguageModelUsage`` names (totals; cache and reasoning counts are
     parts of them), only the counts reported."""
     if not usage.reported:
         return None
     out: dict[str, Any] = {}
-    _put(out, "inputTokens", usage.input_tokens)
-    _put(out, "outputTokens", usage.output_tokens)
+    put_count(out, "inputTokens", usage.input_tokens)
+    put_count(out, "outputTokens", usage.output_tokens)
     if usage.input_tokens is not None and usage.output_tokens is not None:
         out["totalTokens"] = usage.input_tokens + usage.output_tokens
-    _put(out, "reasoningTokens", usage.reasoning_tokens)
-    _put(out, "cachedInputTokens", usage.cache_read_tokens)
+    put_count(out, "reasoningTokens", usage.reasoning_tokens)
+    put_count(out, "cachedInputTokens", usage.cache_read_tokens)
     details: dict[str, Any] = {}
-    _put(details, "cacheReadTokens", usage.cache_read_tokens)
-    _put(details, "cacheWriteTokens", usage.cache_write_tokens)
+    put_count(details, "cacheReadTokens", usage.cache_read_tokens)
+    put_count(details, "cacheWriteTokens", usage.cache_write_tokens)
     if details:
         out["inputTokenDetails"] = details
     return out
@@ -316,11 +206,11 @@ def ag_ui_usage(usage: Usage, provider: str | None, model: str | None) -> dict[s
         out["provider"] = provider
     if model:
         out["model"] = model
-    _put(out, "inputTokens", usage.input_tokens)
-    _put(out, "outputTokens", usage.output_tokens)
+    put_count(out, "inputTokens", usage.input_tokens)
+    put_count(out, "outputTokens", usage.output_tokens)
     if usage.input_tokens is not None and usage.output_tokens is not None:
         out["totalTokens"] = usage.input_tokens + usage.output_tokens
-    _put(out, "reasoningTokens", usage.reasoning_tokens)
-    _put(out, "cachedInputTokens", usage.cache_read_tokens)
-    _put(out, "cacheWriteInputTokens", usage.cache_write_tokens)
+    put_count(out, "reasoningTokens", usage.reasoning_tokens)
+    put_count(out, "cachedInputTokens", usage.cache_read_tokens)
+    put_count(out, "cacheWriteInputTokens", usage.cache_write_tokens)
     return out

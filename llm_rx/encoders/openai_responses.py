@@ -201,7 +201,7 @@ class OpenAIResponsesEncoder(ResponsesOutput):
     def _on_stop(self, event: MessageStop, out: list[bytes]) -> None:
         self._open(out)
         native = event.native if self.same else None
-        limited = event.stop_reason in ("max_tokens", "content_filter")
+        limited = event.stop_reason in STOP[self.provider]  # (an incomplete response's)
         status = native if isinstance(native, str) else "incomplete" if limited else "completed"
         current = self._current
         if limited and not self.same and current is not None:

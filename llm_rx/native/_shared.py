@@ -13,7 +13,7 @@ __all__ = ["arguments_object", "choice_bodies", "url_citation", "usage_body"]
 def usage_body(
     usage: Usage,
     same_provider: bool,
-    encode: Callable[[Usage], dict[str, Any]],
+    encode: Callable[[Usage], dict[str, Any] | None],
     *,
     required: bool = False,
 ) -> dict[str, Any] | None:

@@ -16,39 +16,16 @@ from ..response import (
     OpaqueBlock,
     RefusalBlock,
     Response,
-    StopReason,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    Usage,
 )
 from ._shared import arguments_object, usage_body
+from ._tables import STOP, anthropic_body_usage
 
 __all__ = ["to_anthropic"]
 
-_STOP: dict[StopReason, str] = {
-    "end_turn": "end_turn",
-    "max_tokens": "max_tokens",
-    "tool_use": "tool_use",
-    "stop_sequence": "stop_sequence",
-    "refusal": "refusal",
-    "pause_turn": "pause_turn",
-    "content_filter": "refusal",
-}
-
-
-def _encode_usage(usage: Usage) -> dict[str, Any]:
-    total = usage.input_tokens
-    cached = (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
-    out: dict[str, Any] = {
-        "input_tokens": total - cached if total is not None else 0,
-        "output_tokens": usage.output_tokens or 0,
-    }
-    if usage.cache_read_tokens is not None:
-        out["cache_read_input_tokens"] = usage.cache_read_tokens
-    if usage.cache_write_tokens is not None:
-        out["cache_creation_input_tokens"] = usage.cache_write_tokens
-    return out
+_STOP = STOP["anthropic"]
 
 
 def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
@@ -95,7 +72,7 @@ def to_anthropic(response: Response) -> dict[str, Any]:
     }
     if isinstance(native, dict) and "stop_details" in native:
         body["stop_details"] = native["stop_details"]
-    body["usage"] = usage_body(response.usage, same, _encode_usage, required=True)
+    body["usage"] = usage_body(response.usage, same, anthropic_body_usage, required=True)
     for key, value in extra.items():
         body.setdefault(key, value)
     return body

@@ -20,44 +20,16 @@ from ..response import (
     OpaqueBlock,
     RefusalBlock,
     Response,
-    StopReason,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    Usage,
 )
 from ._shared import arguments_object, usage_body
+from ._tables import STOP, bedrock_usage
 
 __all__ = ["to_bedrock"]
 
-_STOP: dict[StopReason, str] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "content_filter": "content_filtered",
-    "refusal": "end_turn",
-    "pause_turn": "end_turn",
-}
-
-
-def _encode_usage(usage: Usage) -> dict[str, Any]:
-    read = usage.cache_read_tokens
-    write = usage.cache_write_tokens
-    total = usage.input_tokens
-    output = usage.output_tokens
-    out: dict[str, Any] = {}  # a count nobody reported is left out, not made 0
-    if total is not None:
-        out["inputTokens"] = total - (read or 0) - (write or 0)
-    if output is not None:
-        out["outputTokens"] = output
-    if total is not None and output is not None:
-        out["totalTokens"] = total + output
-    if read is not None:
-        out["cacheReadInputTokens"] = read
-    if write is not None:
-        out["cacheWriteInputTokens"] = write
-    return out
+_STOP = STOP["bedrock-converse"]
 
 
 def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
@@ -100,7 +72,7 @@ def to_bedrock(response: Response) -> dict[str, Any]:
         "output": {"message": {"role": "assistant", "content": content}},
         "stopReason": stop,
     }
-    usage = usage_body(response.usage, same, _encode_usage)
+    usage = usage_body(response.usage, same, bedrock_usage)
     if usage is not None:
         body["usage"] = usage
     if "metrics" in extra:

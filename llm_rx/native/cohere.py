@@ -12,34 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..response import Response, StopReason, TextBlock, ThinkingBlock, ToolCallBlock, Usage
+from ..response import Response, TextBlock, ThinkingBlock, ToolCallBlock
 from ._shared import usage_body
+from ._tables import BODY_STOP, cohere_usage
 
 __all__ = ["to_cohere"]
 
-_FINISH: dict[StopReason, str] = {
-    "end_turn": "COMPLETE",
-    "refusal": "COMPLETE",
-    "pause_turn": "COMPLETE",
-    "stop_sequence": "STOP_SEQUENCE",
-    "max_tokens": "MAX_TOKENS",
-    "tool_use": "TOOL_CALL",
-    "error": "ERROR",
-    "interrupted": "ERROR",
-}
-
-
-def _encode_usage(usage: Usage) -> dict[str, Any]:
-    """Another provider's counts: ``tokens`` with those reported (its input includes the cache
-    read), ``cached_tokens``; ``billed_units`` is Cohere's own, never made up from them."""
-    tokens: dict[str, Any] = {}
-    for name in ("input_tokens", "output_tokens"):
-        if getattr(usage, name) is not None:
-            tokens[name] = getattr(usage, name)
-    out: dict[str, Any] = {"tokens": tokens} if tokens else {}
-    if usage.cache_read_tokens is not None:
-        out["cached_tokens"] = usage.cache_read_tokens
-    return out
+_FINISH = BODY_STOP["cohere"]  # (with the values of a failed reply)
 
 
 def _message(response: Response) -> dict[str, Any]:
@@ -86,7 +65,7 @@ def to_cohere(response: Response) -> dict[str, Any]:
         "finish_reason": finish,
         "message": _message(response),
     }
-    usage = usage_body(response.usage, same, _encode_usage)
+    usage = usage_body(response.usage, same, cohere_usage)
     if usage is not None:
         body["usage"] = usage
     return body

@@ -23,23 +23,15 @@ from ..response import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    Usage,
 )
 from ..wire.gemini import FINISH_REASONS, finish_name
 from ._shared import arguments_object, usage_body
+from ._tables import BODY_STOP, gemini_body_usage
 
 __all__ = ["to_gemini"]
 
-_FINISH: dict[StopReason, str] = {
-    "end_turn": "STOP",
-    "tool_use": "STOP",
-    "stop_sequence": "STOP",
-    "pause_turn": "STOP",
-    "max_tokens": "MAX_TOKENS",
-    "content_filter": "SAFETY",
-    "refusal": "SAFETY",
-    "error": "OTHER",
-}
+_FINISH = BODY_STOP["gemini"]  # (with the value of a failed reply)
+
 # Enum numbers of the Gemini API (enum-encoding=int), by the field that carries them.
 _HARM_CATEGORY = {0: "HARM_CATEGORY_UNSPECIFIED", 7: "HARM_CATEGORY_HARASSMENT",
                   8: "HARM_CATEGORY_HATE_SPEECH", 9: "HARM_CATEGORY_SEXUALLY_EXPLICIT",
@@ -71,20 +63,6 @@ def _named(node: Any, key: str = "") -> Any:
     if isinstance(node, int) and not isinstance(node, bool) and key in _ENUMS:
         return _ENUMS[key].get(node, node)
     return node
-
-
-def _encode_usage(usage: Usage) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if usage.input_tokens is not None:
-        out["promptTokenCount"] = usage.input_tokens
-    if usage.cache_read_tokens is not None:
-        out["cachedContentTokenCount"] = usage.cache_read_tokens
-    if usage.output_tokens is not None:
-        out["candidatesTokenCount"] = usage.output_tokens - (usage.reasoning_tokens or 0)
-    if usage.reasoning_tokens is not None:
-        out["thoughtsTokenCount"] = usage.reasoning_tokens
-    out["totalTokenCount"] = (usage.input_tokens or 0) + (usage.output_tokens or 0)
-    return out
 
 
 def _part(block: Block, same_provider: bool) -> dict[str, Any] | None:
@@ -162,7 +140,7 @@ def to_gemini(response: Response) -> dict[str, Any]:
             _candidate(0, response.content, response.stop_reason, response.native_stop_reason,
                        response.choice_extra, same, response.complete)
         ]
-    usage = usage_body(response.usage, same, _encode_usage)
+    usage = usage_body(response.usage, same, gemini_body_usage)
     if usage is not None:
         body["usageMetadata"] = _named(usage)
     if response.model is not None:

@@ -16,24 +16,19 @@ from ..response import (
     Block,
     RefusalBlock,
     Response,
-    StopReason,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
 )
 from ._shared import arguments_object
+from ._tables import STOP, ollama_usage
 
 __all__ = ["to_ollama"]
 
-_DONE: dict[StopReason, str] = {
-    "end_turn": "stop",
-    "tool_use": "stop",
-    "stop_sequence": "stop",
-    "refusal": "stop",
-    "pause_turn": "stop",
-    "content_filter": "stop",
-    "max_tokens": "length",
-}
+_DONE = STOP["ollama"]
+#: the done line's counts (the usage) and timings, in Ollama's order
+_DONE_FIELDS = ("total_duration", "load_duration", "prompt_eval_count",
+                "prompt_eval_duration", "eval_count", "eval_duration")
 
 
 def _generate(response: Response) -> bool:
@@ -105,18 +100,12 @@ def to_ollama(response: Response) -> dict[str, Any]:
         body["done_reason"] = _DONE[response.stop_reason]
     if "context" in extra:
         body["context"] = extra.pop("context")
-    usage = response.usage
-    for key in ("total_duration", "load_duration"):
-        if key in extra:
+    counts = ollama_usage(response.usage)  # (the canonical counts, an Ollama reply's too)
+    for key in _DONE_FIELDS:
+        if key in counts:
+            body[key] = counts[key]
+        elif key.endswith("_duration") and key in extra:
             body[key] = extra.pop(key)
-    if usage.input_tokens is not None:
-        body["prompt_eval_count"] = usage.input_tokens
-    if "prompt_eval_duration" in extra:
-        body["prompt_eval_duration"] = extra.pop("prompt_eval_duration")
-    if usage.output_tokens is not None:
-        body["eval_count"] = usage.output_tokens
-    if "eval_duration" in extra:
-        body["eval_duration"] = extra.pop("eval_duration")
     if response.logprobs and response.logprobs.get("content"):
         body["logprobs"] = list(response.logprobs["content"])
     for key, value in extra.items():

@@ -14,36 +14,13 @@ from ..response import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    Usage,
 )
 from ._shared import choice_bodies, url_citation, usage_body
+from ._tables import STOP, openai_chat_body_usage
 
 __all__ = ["to_openai_chat"]
 
-_FINISH: dict[StopReason, str] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "refusal": "stop",
-    "pause_turn": "stop",
-    "max_tokens": "length",
-    "tool_use": "tool_calls",
-    "content_filter": "content_filter",
-}
-
-
-def _encode_usage(usage: Usage) -> dict[str, Any]:
-    prompt = usage.input_tokens or 0
-    completion = usage.output_tokens or 0
-    out: dict[str, Any] = {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-    }
-    if usage.cache_read_tokens is not None:
-        out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
-    if usage.reasoning_tokens is not None:
-        out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
-    return out
+_FINISH = STOP["openai-chat"]
 
 
 def _thinking(message: dict[str, Any], blocks: list[ThinkingBlock]) -> None:
@@ -242,7 +219,7 @@ def to_openai_chat(response: Response) -> dict[str, Any]:
                 choice["message"]["tool_calls"] = [
                     {"index": position, **call} for position, call in enumerate(calls)
                 ]
-    usage = usage_body(response.usage, same, _encode_usage)
+    usage = usage_body(response.usage, same, openai_chat_body_usage)
     if usage is not None:
         body["usage"] = usage
     x_groq = extra.get("x_groq")

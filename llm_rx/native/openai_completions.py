@@ -5,24 +5,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from ..response import Block, Response, StopReason, TextBlock, Usage
+from ..response import Block, Response, StopReason, TextBlock
 from ._shared import choice_bodies, usage_body
+from ._tables import BODY_STOP, openai_completions_body_usage
 
 __all__ = ["to_openai_completions"]
 
-_FINISH: dict[StopReason, str] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-    "content_filter": "content_filter",
-}
-
-
-def _encode_usage(usage: Usage) -> dict[str, Any]:
-    prompt = usage.input_tokens or 0
-    completion = usage.output_tokens or 0
-    return {"prompt_tokens": prompt, "completion_tokens": completion,
-            "total_tokens": prompt + completion}
+_FINISH = BODY_STOP["openai-completions"]  # (a stop after calls a plain stop)
 
 
 def _choice(
@@ -61,7 +50,7 @@ def to_openai_completions(response: Response) -> dict[str, Any]:
         "model": response.model or "",
     }
     body["choices"] = choice_bodies(response, partial(_choice, same_provider=same))
-    usage = usage_body(response.usage, same, _encode_usage)
+    usage = usage_body(response.usage, same, openai_completions_body_usage)
     if usage is not None:
         body["usage"] = usage
     for key, value in extra.items():

@@ -31,10 +31,11 @@ from ..response import (
 )
 from ._responses_resource import item_id, resource, resource_usage, responses_citation
 from ._shared import usage_body
+from ._tables import STOP
 
 __all__ = ["to_openai_responses"]
 
-_INCOMPLETE = {"max_tokens": "max_output_tokens", "content_filter": "content_filter"}
+_INCOMPLETE = STOP["openai-responses"]  # (the reasons of an incomplete response)
 
 
 def _annotation(citation: Any) -> Any:

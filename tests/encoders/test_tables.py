@@ -32,6 +32,7 @@ from llm_rx.events import (
     ThinkingDelta,
     ToolArgsDelta,
 )
+from llm_rx.native._tables import BODY_STOP
 from tests.captures import CAPTURES
 
 GUIDE = (Path(__file__).parents[2] / "docs" / "how-to" / "translation.md").read_text()
@@ -50,6 +51,27 @@ def test_guide_stop_table_is_the_encoders(reason: str) -> None:
             assert cell == (f"`incomplete` (`{native}`)" if native else "`completed`")
         else:
             assert cell == f"`{native}`"
+
+
+def test_guide_body_stop_table_is_the_native_bodies() -> None:
+    """What a non-stream body writes beyond its stream's stop table (or, for the legacy
+    completions, the ``openai-chat`` column): each value in the guide's row, nothing else."""
+    lines = GUIDE.splitlines()
+    at = lines.index("| body | stop values beyond the table above |")
+    rows: dict[str, str] = {}  # body -> its cell
+    for line in lines[at + 2:]:
+        if not line.startswith("|"):
+            break
+        rows[line.split("|")[1].strip(" `")] = line.split("|")[2]
+    assert set(rows) == set(BODY_STOP)
+    for provider, table in BODY_STOP.items():
+        stream = STOP.get(provider, STOP["openai-chat"])
+        own = [f"`{reason}`: `{value}`" for reason, value in table.items()
+               if stream.get(reason) != value]
+        assert own
+        assert rows[provider].count("`: `") == len(own), provider
+        for cell in own:
+            assert cell in rows[provider], provider
 
 
 def test_guide_lists_every_drop_and_wait() -> None:
