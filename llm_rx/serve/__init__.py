@@ -29,9 +29,9 @@ from ._timing import Timing
 
 if TYPE_CHECKING:
     from ._app import CAPTURE_HEADER, Emulator, create_app
+    from ._media import Pacing
     from ._record_main import RecorderThread
     from ._server import EmulatorThread
-    from ._stream import Pacing
     from ._verdict import Verdict, check_client
 
 __all__ = [
@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 _LAZY = {"CAPTURE_HEADER": "_app", "Emulator": "_app", "create_app": "_app",
-         "EmulatorThread": "_server", "Pacing": "_stream", "RecorderThread": "_record_main",
+         "EmulatorThread": "_server", "Pacing": "_media", "RecorderThread": "_record_main",
          "Verdict": "_verdict", "check_client": "_verdict"}
 
 

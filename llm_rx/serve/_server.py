@@ -22,9 +22,10 @@ from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..response import Response
-from ._app import CAPTURE_HEADER, MAX_BODY, Emulator, create_app
+from ._app import CAPTURE_HEADER, Emulator, create_app
 from ._faults import FAULT_HEADER, PACE_HEADER, parse_fault
 from ._journal import JournalEntry
+from ._replies import MAX_BODY
 from ._stats import Stats
 from ._stream import DropLogFilter
 

@@ -1,10 +1,13 @@
-"""Sending a recorded body as a provider does: frame by frame at a pace, with the faults the
-request asked for, watching for the client to go away.
+"""The HTTP transport of a plan (``_plan.py``): an ASGI response that performs its steps as
+a chunked body on the server's loop, watching for the client to go away.
 
-A ``drop-after`` fault really cuts the connection: the app returns without the end of the
-body, and the server closes the socket after the bytes already written (the client sees a
-chunked body that never ended, not a clean end). The server logs that as an app error; the
-log filter here drops that one line for a cut the request asked for, and only for it.
+A ``Send`` is a body chunk; a ``Wait`` or ``Stall`` sleeps on the loop (``Pacer``, which the
+WebSocket transport shares), cut short when the client goes or the server stops; ``End`` ends
+the body. A ``Cut`` (a ``drop-after`` fault) really cuts the connection: the app returns
+without the end of the body, and the server closes the socket after the bytes already
+written (the client sees a chunked body that never ended, not a clean end). The server logs
+that as an app error; the log filter here drops that one line for a cut the request asked
+for, and only for it.
 """
 
 from __future__ import annotations
@@ -12,18 +15,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Literal
 
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from ._faults import Fault
+from ._plan import Cut, End, Open, Stall, Step, Wait
+from ._plan import Send as Write
 from ._stats import Stats
 
-__all__ = ["DropLogFilter", "Pacing", "ReplayResponse", "writes"]
+__all__ = ["DropLogFilter", "Pacer", "ReplayResponse"]
 
 Ending = Literal["completed", "disconnected", "dropped"]
 
@@ -36,49 +39,6 @@ class DropLogFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not (record.msg == _INCOMPLETE and _DROPPING.get())
-
-
-@dataclass(frozen=True)
-class Pacing:
-    """How fast a body goes out: ``pace`` frames (about one token each) per second, ``0`` as
-    fast as it can; no write carries more than ``read_size`` bytes. ``schedule``: the time
-    of each piece instead (a recorded timing), in seconds after the first."""
-
-    pace: float = 0.0
-    read_size: int = 16 * 1024
-    schedule: tuple[float, ...] | None = None
-
-
-def writes(pieces: Iterable[bytes], pacing: Pacing) -> Iterator[tuple[float, bytes]]:
-    """``(seconds after the first byte, bytes)`` of each write of a body cut into frames."""
-    size = max(1, pacing.read_size)
-    if pacing.schedule is not None:
-        for when, piece in zip(pacing.schedule, pieces, strict=False):
-            for at in range(0, len(piece), size):
-                yield when, piece[at : at + size]
-        return
-    if pacing.pace <= 0:
-        body = b"".join(pieces)
-        for at in range(0, len(body), size):
-            yield 0.0, body[at : at + size]
-        return
-    for index, piece in enumerate(pieces):
-        for at in range(0, len(piece), size):
-            yield index / pacing.pace, piece[at : at + size]
-
-
-def _split(
-    items: Iterable[tuple[float, bytes]], offsets: set[int]
-) -> Iterator[tuple[float, bytes]]:
-    """The same writes, a write that spans one of ``offsets`` split there."""
-    sent = 0
-    for when, data in items:
-        cuts = sorted(at - sent for at in offsets if sent < at < sent + len(data))
-        start = 0
-        for cut in [*cuts, len(data)]:
-            yield when, data[start:cut]
-            start = cut
-        sent += len(data)
 
 
 async def _gone_within(gone: asyncio.Event, seconds: float) -> bool:
@@ -99,28 +59,45 @@ async def _listen(receive: Receive, gone: asyncio.Event) -> None:
     gone.set()
 
 
+class Pacer:
+    """A plan's timeline on the running loop, from now: ``wait`` performs a ``Wait`` or a
+    ``Stall``, cut short when ``gone`` is set (the client went away, or the server stops)."""
+
+    def __init__(self, gone: asyncio.Event) -> None:
+        self._gone = gone
+        self._loop = asyncio.get_running_loop()
+        self._origin = self._loop.time()
+
+    async def wait(self, step: Wait | Stall) -> bool:
+        """Performs ``step``; whether ``gone`` was set first."""
+        if isinstance(step, Stall):
+            paused = self._loop.time()
+            if await _gone_within(self._gone, step.seconds):
+                return True
+            self._origin += self._loop.time() - paused  # (the pace goes on where it stopped)
+            return False
+        delay = self._origin + step.until - self._loop.time()
+        return delay > 0 and await _gone_within(self._gone, delay)
+
+
 class ReplayResponse(Response):
-    """An ASGI response that sends ``pieces`` (a body cut into frames) as ``pacing`` says,
-    with ``fault``'s drop and stall; counts how it ended in ``stats``."""
+    """An ASGI response that performs a plan's ``steps`` after its ``opened`` step: a body
+    sent chunk by chunk, at the plan's times, cut where it says; counts how it ended in
+    ``stats``."""
 
     def __init__(
         self,
-        pieces: list[bytes],
+        opened: Open,
+        steps: Iterator[Step],
         *,
-        media_type: str,
-        pacing: Pacing,
-        fault: Fault,
         stats: Stats,
         live: set[asyncio.Event],
-        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.status_code = 200
-        self.media_type = media_type
+        self.media_type = opened.media_type
         self.background = None
-        self.init_headers(headers)
-        self._pieces = pieces
-        self._pacing = pacing
-        self._fault = fault
+        self.init_headers(opened.headers)
+        self._steps = steps
         self._stats = stats
         self._live = live
 
@@ -142,23 +119,20 @@ class ReplayResponse(Response):
             _DROPPING.set(True)
 
     async def _body(self, send: Send, gone: asyncio.Event) -> Ending:
-        fault = self._fault
-        offsets = {at for at in (fault.drop_after, fault.stall_after) if at is not None}
-        loop = asyncio.get_running_loop()
-        start, sent, stall_at = loop.time(), 0, fault.stall_after
-        for when, data in _split(writes(self._pieces, self._pacing), offsets):
-            if stall_at is not None and sent >= stall_at:
-                stall_at, paused = None, loop.time()
-                if await _gone_within(gone, fault.stall):
-                    return "disconnected"
-                start += loop.time() - paused  # (the pace goes on from where it stopped)
-            if fault.drop_after is not None and sent >= fault.drop_after:
-                return "dropped"
-            delay = start + when - loop.time()
-            if (delay > 0 and await _gone_within(gone, delay)) or gone.is_set():
-                return "disconnected"
-            await send({"type": "http.response.body", "body": data, "more_body": True})
-            sent += len(data)
-        if stall_at is not None and await _gone_within(gone, fault.stall):
-            return "disconnected"
-        return "dropped" if fault.drop_after is not None else "completed"
+        pacer = Pacer(gone)
+        for step in self._steps:
+            match step:
+                case Write(data):
+                    if gone.is_set():
+                        return "disconnected"
+                    await send({"type": "http.response.body", "body": data, "more_body": True})
+                case Wait() | Stall():
+                    if await pacer.wait(step):
+                        return "disconnected"
+                case Cut():
+                    return "dropped"
+                case End():
+                    return "completed"
+                case _:
+                    raise AssertionError(f"{step!r} once the body began")
+        return "completed"

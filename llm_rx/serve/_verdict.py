@@ -174,7 +174,7 @@ def check_client(server: EmulatorThread, client: Client, *,
     """Runs ``client(server)`` once as it is, then once under each of ``faults`` (names from
     :data:`FAULTS`), each time with ``script`` (default: :func:`default_script`) queued; the
     server's queue and standing fault are as they were after it."""
-    from ._app import _target
+    from ._replies import target
 
     script = script or default_script()
     verdict = Verdict()
@@ -189,7 +189,7 @@ def check_client(server: EmulatorThread, client: Client, *,
                                         "on a provider endpoint"))
         return verdict
     streamed = wants_stream(endpoint, entry.json or {})
-    plan = _plan(script, endpoint, streamed, _target(endpoint))
+    plan = _plan(script, endpoint, streamed, target(endpoint))
     if isinstance(plain, BaseException):
         verdict.findings.append(Finding("none", "lost content",
                                         f"raised {plain!r} on a reply with no fault"))

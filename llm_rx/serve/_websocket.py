@@ -18,26 +18,31 @@ of the rest; ``status=CODE`` answers each request with an ``error`` message of t
 ``x-llm-rx-pace`` (or ``--pace``) paces the events as over HTTP. A capture that ends before
 the response's terminal event (a cut stream) closes the socket (code 1011) after its last
 event, as a dropped connection does.
+
+What each response sends and when is its plan's (``_plan.py``, with the medium
+``_media.SocketMessages``); this module reads the messages and performs the steps: a
+``Send`` is one text message, a ``Cut`` closes the socket, a ``Fail`` is the error event.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..wire.messages import MESSAGE_FRAMINGS, MessageFraming
-from ._app import CAPTURE_HEADER, Emulator, _target
-from ._endpoints import Endpoint, find_endpoint, requested_model
-from ._error_bodies import error_frame
-from ._faults import FAULT_HEADER, Fault, parse_fault, parse_pace
+from ._app import CAPTURE_HEADER, Emulator
+from ._endpoints import find_endpoint
+from ._faults import FAULT_HEADER, parse_fault, parse_pace
 from ._journal import JournalEntry
 from ._limits import Refused as _Refused
-from ._queue import scripted_pieces
+from ._media import SocketMessages
+from ._plan import Ask, Cut, End, Fail, Open, Send, Stall, Step, Wait, plan, refusal
 from ._stats import Counter
+from ._stream import Pacer
 
 __all__ = ["responses_socket"]
 
@@ -52,30 +57,6 @@ def _request(message: str) -> dict[str, Any]:
     return value
 
 
-def _events(emulator: Emulator, endpoint: Endpoint, framing: MessageFraming, name: str | None,
-            fault: Fault) -> list[str]:
-    reply = emulator.script.take()  # (a scripted reply answers first, as over HTTP)
-    capture = emulator.index.get(name) if name and reply is None else None
-    if reply is None and capture is None:
-        known = ", ".join(emulator.index.ids[:20])
-        raise _Refused(404, f"no scripted reply is queued and no capture is {name!r} (the "
-                       f"model names one; known: {known})")
-    frames = (scripted_pieces(reply, endpoint, True, _target(endpoint)) if reply is not None
-              else emulator.frames(capture, endpoint) if capture is not None else [])
-    events = [m for frame in frames for m in framing.messages(frame)]
-    if fault.error_after is None:
-        return events
-    kept, sent = [], 0
-    for event in events:
-        sent += len(event.encode())
-        if sent > fault.error_after:
-            break
-        kept.append(event)
-    error = error_frame(endpoint.provider, endpoint.form,
-                        f"fault injected: error-after={fault.error_after}", first=not kept)
-    return [*kept, *framing.messages(error)]
-
-
 def _journal(emulator: Emulator, websocket: WebSocket, message: str) -> None:
     """The message in the journal (method ``WEBSOCKET``), its JSON when it is an object."""
     try:
@@ -87,37 +68,30 @@ def _journal(emulator: Emulator, websocket: WebSocket, message: str) -> None:
                                       dict(websocket.query_params)))
 
 
-async def _pause(stopping: asyncio.Event, seconds: float) -> bool:
-    """Waits ``seconds`` (or until the server stops); whether it stops."""
-    try:
-        await asyncio.wait_for(stopping.wait(), None if math.isinf(seconds) else seconds)
-    except TimeoutError:
-        return False
-    return True
-
-
-async def _send(websocket: WebSocket, events: list[str], fault: Fault, pace: float,
-                stopping: asyncio.Event) -> Counter:
-    """Sends one response's events; how it ended (``completed``, ``dropped``, or
-    ``disconnected`` when the server stops)."""
-    loop = asyncio.get_running_loop()
-    start, sent = loop.time(), 0
-    stall_at = fault.stall_after
-    for number, event in enumerate(events):
-        size = len(event.encode())
-        if fault.drop_after is not None and sent + size > fault.drop_after:
-            await websocket.close(1011, f"fault injected: drop-after={fault.drop_after}")
-            return "dropped"
-        if stall_at is not None and sent + size > stall_at:
-            stall_at, paused = None, loop.time()
-            if await _pause(stopping, fault.stall):
-                return "disconnected"
-            start += loop.time() - paused
-        delay = start + number / pace - loop.time() if pace > 0 else 0.0
-        if delay > 0 and await _pause(stopping, delay):
-            return "disconnected"
-        await websocket.send_text(event)
-        sent += size
+async def _respond(websocket: WebSocket, framing: MessageFraming, steps: Iterator[Step],
+                   stopping: asyncio.Event) -> Counter:
+    """Performs one response's steps; how it ended (``errors`` for a refusal: the socket
+    stays open; ``disconnected`` when the server stops)."""
+    pacer: Pacer | None = None
+    for step in steps:
+        match step:
+            case Fail(status, message):
+                await websocket.send_text(framing.refusal(status, message))
+                return "errors"
+            case Open():
+                pacer = Pacer(stopping)
+            case Send(data):
+                await websocket.send_text(data.decode())
+            case (Wait() | Stall()) if pacer is not None:
+                if await pacer.wait(step):
+                    return "disconnected"
+            case Cut(reason):
+                await websocket.close(1011, reason)
+                return "dropped"
+            case End():
+                return "completed"
+            case _:
+                raise AssertionError(f"{step!r} before the response began")
     return "completed"
 
 
@@ -145,28 +119,24 @@ async def responses_socket(websocket: WebSocket) -> None:
                 return
             emulator.stats.add("requests")
             try:
-                if fault.status is not None:
-                    raise _Refused(fault.status, f"fault injected: status={fault.status}")
+                failed = refusal(fault)  # (a status answers every message, read or not)
+                if failed is not None:
+                    raise _Refused(failed.status, failed.message)
                 message = received.get("text")
                 if message is None:
                     raise _Refused(400, "binary messages are not supported: send each event "
                                         "as a JSON text message")
                 _journal(emulator, websocket, message)
-                request = _request(message)
-                name = websocket.headers.get(CAPTURE_HEADER) or requested_model(
-                    endpoint, request)
-                events = _events(emulator, endpoint, framing, name, fault)
+                ask = Ask(endpoint, _request(message), fault, pace,
+                          websocket.headers.get(CAPTURE_HEADER))
             except _Refused as refused:
                 emulator.stats.add("errors")
                 await websocket.send_text(framing.refusal(refused.status, refused.message))
                 continue
-            ending = await _send(websocket, events, fault, pace, stopping)
-            if ending == "completed" and not (events and framing.last(events[-1])):
-                # (a cut capture: no terminal event comes, the client must not wait for one)
-                await websocket.close(1011, "the capture ends before the response's end")
-                ending = "dropped"
+            ending = await _respond(websocket, framing,
+                                    plan(ask, emulator, SocketMessages(framing)), stopping)
             emulator.stats.add(ending)
-            if ending != "completed":
+            if ending not in ("completed", "errors"):
                 return
     except WebSocketDisconnect:
         return

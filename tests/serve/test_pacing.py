@@ -8,7 +8,7 @@ import pytest
 
 from llm_rx.serve import Fault, parse_fault
 from llm_rx.serve._faults import parse_pace
-from llm_rx.serve._stream import Pacing, _split, writes
+from llm_rx.serve._media import Pacing, _split, writes
 
 
 def test_writes_at_pace_zero_are_read_size_slices_at_once() -> None:

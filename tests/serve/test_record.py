@@ -20,8 +20,8 @@ import pytest
 import llm_rx
 from llm_rx.serve import EmulatorThread
 from llm_rx.serve._frames import split_frames
+from llm_rx.serve._media import Pacing, writes
 from llm_rx.serve._record_main import RecorderThread
-from llm_rx.serve._stream import Pacing, writes
 from llm_rx.serve._timing import Timing, timing_of
 from llm_rx.testing import reply
 from tests.captures import capture
