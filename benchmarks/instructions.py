@@ -17,6 +17,9 @@ the same plain parse loop. From a reply of 50 events and one of 250, whole and i
 
 for llm-rx with the speed shortcuts on, with them off (``fast_paths(False)``: the plain
 decoders alone), and for the floor; the per-reply cost is also given in floor events.
+
+``--long``: the long synthetic streams of ``benchmarks.run`` instead (5,000 events, or 8
+parallel calls of 600 fragments, in 64 KiB reads), the whole reply's count over the floor's.
 """
 
 from __future__ import annotations
@@ -66,14 +69,40 @@ def child(kind: str) -> None:
             functools.reduce(lambda _a, _b, run=run, reads=reads: run(reads), [0, 0])
 
 
-def _counts(kind: str) -> list[int]:
+def _long_cases() -> list[tuple[str, bytes, sizes.Floor]]:
+    from . import run, streams
+
+    return [("openai chat, text", streams.openai_chat(5_000), run.floor_openai),
+            ("anthropic, thinking+text+tool", streams.anthropic(5_000), run.floor_anthropic),
+            ("openai chat, parallel tool calls", streams.openai_tool_calls(8, 600),
+             run.floor_openai_tools),  # type: ignore[list-item]  # (its floor gives a dict)
+            ("gemini, text + usage per chunk", streams.gemini(5_000), run.floor_gemini),
+            ("ollama /api/chat", streams.ollama(5_000), run.floor_ollama)]
+
+
+def long_child(kind: str) -> None:
+    """Under callgrind: a long stream's runners, each measured as in `child`."""
+    from . import streams
+
+    _, body, floor = next(case for case in _long_cases() if case[0] == kind)
+    cases = [(run, streams.chunked(body)) for _, run in _runners(floor)]
+    for run, reads in cases:
+        run(reads)
+    gc.disable()
+    for _ in range(_ROUNDS):
+        for run, reads in cases:
+            gc.collect()
+            functools.reduce(lambda _a, _b, run=run, reads=reads: run(reads), [0, 0])
+
+
+def _counts(kind: str, long: bool = False) -> list[int]:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "cg.out"
         subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
              "--collect-atstart=no", "--toggle-collect=functools_reduce",
              "--dump-after=functools_reduce", sys.executable, "-m", "benchmarks.instructions",
-             "--child", kind],
+             "--long-child" if long else "--child", kind],
             check=True, capture_output=True, cwd=Path(__file__).resolve().parent.parent,
         )
         dumps = sorted(Path(folder).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
@@ -86,14 +115,26 @@ def _counts(kind: str) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kind", help="only the kinds whose title contains this")
+    parser.add_argument("--long", action="store_true", help="the long synthetic streams")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--long-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child)
         return 0
+    if args.long_child:
+        long_child(args.long_child)
+        return 0
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
         return 2
+    if args.long:
+        print(f"{'stream':34} {'llm-rx':>8} {'plain':>8}   (x the floor's instructions)")
+        for title, _, _ in _long_cases():
+            if not args.kind or args.kind in title:
+                ours, plain, floor = _counts(title, long=True)
+                print(f"{title:34} {ours / floor:7.2f}x {plain / floor:7.2f}x", flush=True)
+        return 0
     print(f"{'stream':28} {'run':7} {'per event':>10} {'x floor':>8} {'per reply':>10} "
           f"{'floor ev.':>9} {'per read':>9}", flush=True)
     for title, make, _ in sizes.KINDS:

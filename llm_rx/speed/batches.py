@@ -100,8 +100,12 @@ class Runs:
                 end = count
             if end > position:
                 if not run(frames[position:end]):
-                    # One frame of the run is not the template's after all (often the last
-                    # one: the reply's end). Halve the run until its first part decodes.
+                    # One frame of the run is not the template's after all: most often the
+                    # last one (the reply's end), so the run without it is tried first (the
+                    # one-by-one loop takes that frame); else halve the run until its first
+                    # part decodes.
+                    if end - position > 2 and run(frames[position : end - 1]):
+                        return end - 1
                     half = (end - position) // 2
                     if not half or not run(frames[position : position + half]):
                         return position
