@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import filterfalse
 from typing import Any
 
 __all__ = ["ChangedFields"]
@@ -47,7 +48,7 @@ class ChangedFields:
             self._keys = keys
             extra = self._layouts.get(keys)
             if extra is None:
-                extra = tuple(key for key in keys if key not in self.known)
+                extra = tuple(filterfalse(self.known.__contains__, keys))  # (C level)
                 if (len(self._layouts) < LAYOUTS_KEPT and len(keys) <= LAYOUTS_KEPT
                         and sum(map(len, keys)) <= _LAYOUT_CHARS):
                     self._layouts[keys] = extra
