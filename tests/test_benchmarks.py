@@ -116,3 +116,19 @@ def test_real_size_benchmark_row_gives_a_ratio_and_its_spread() -> None:
     median, q1, q3, micros = sizes.row(real_streams.openai_chat, sizes.floor_openai, 50, 1024, 3)
     assert 0 < q1 <= median <= q3
     assert micros > 0
+
+
+def test_instruction_benchmark_measures_replies_not_errors() -> None:
+    # bug class: a runner measured under callgrind that fails or reads another reply (the
+    # counts would be an error path's); valgrind itself is not needed for this check
+    from benchmarks import instructions, sizes
+
+    for _, make, floor in sizes.KINDS:
+        for n, size in instructions._CONFIGS:
+            reads = sizes._reads(make(n, 7), size)
+            texts = [run(reads) for _, run in instructions._runners(floor)]
+            assert texts[0].text == texts[1].text == texts[2]  # type: ignore[union-attr]
+    for _, body, floor in instructions._long_cases():
+        chunks = streams.chunked(body)
+        assert llm_rx.reassemble(chunks).complete
+        assert floor(chunks)
