@@ -45,7 +45,7 @@ class AnthropicShortcuts(TemplateFrames, AnthropicDecoder):
                     self._forget()
                     break
         if self._padded:  # (the plain decoder's loop and ``_data``: see the module)
-            self._frames_by(frames, out, partial(AnthropicDecoder._data, self))
+            self._each(frames, out, partial(AnthropicDecoder._data, self), self._event)
         else:
             super()._frames(frames, out)
 

@@ -149,16 +149,23 @@ class Decoder(ABC):
         return out
 
     def _each(
-        self, frames: list[Any], out: list[Event], one: Callable[[Any, list[Event]], None]
+        self,
+        frames: list[Any],
+        out: list[Event],
+        one: Callable[[Any, list[Event]], None],
+        other: Callable[[Any, list[Event]], None] | None = None,
     ) -> None:
-        """Decode frames one by one with ``one``; frames after the end are counted, unread."""
+        """Decode frames one by one with ``one`` (with ``other``, given, a frame that is not
+        ``bytes``); frames after the end are counted, unread."""
         frame: Any = None
         try:
             for frame in frames:
                 if self.finished:
                     self.ignored_frames += 1
-                else:
+                elif other is None or frame.__class__ is bytes:
                     one(frame, out)
+                else:
+                    other(frame, out)
         except PASS_THROUGH:
             raise
         except Exception as error:  # the boundary: any failure is the frame's
@@ -212,27 +219,9 @@ class SSEPayloadDecoder(Decoder):
         return self._run(self._sse.decode_payloads, chunk, self._frames)
 
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
-        """Decode a read's frames in order (bare ``bytes`` for plain ``message`` events):
-        frames after the end are counted, unread."""
-        self._frames_by(frames, out, self._data)
-
-    def _frames_by(
-        self, frames: list[Any], out: list[Event], data: Callable[[bytes, list[Event]], None]
-    ) -> None:
-        """`_frames`, with ``data`` decoding the bare ``bytes`` frames."""
-        frame: Any = None
-        try:
-            for frame in frames:
-                if self.finished:
-                    self.ignored_frames += 1
-                elif frame.__class__ is bytes:
-                    data(frame, out)
-                else:
-                    self._event(frame, out)
-        except PASS_THROUGH:
-            raise
-        except Exception as error:  # the boundary: any failure is the frame's
-            raise shape_error(error, frame) from error
+        """Decode a read's frames in order (bare ``bytes`` for plain ``message`` events,
+        `SSEEvent` for the others): frames after the end are counted, unread."""
+        self._each(frames, out, self._data, self._event)
 
     def flush(self) -> list[Event]:
         return self._at_end(self._last_events)
