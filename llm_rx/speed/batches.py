@@ -28,7 +28,7 @@ from ..events import Event
 from ..wire._boundary import PASS_THROUGH, new_event, shape_error
 from ..wire.base import TextFold
 from ..wire.sse import SSEDecoder, SSEEvent
-from .templates import ByteTemplate, json_strings, skipped, split_frames
+from .templates import ByteTemplate, json_strings, split_frames
 
 __all__ = [
     "BATCH", "BATCH_SLICE", "BATCH_TRIES", "ReadShortcut", "Runs", "Shortcut", "TemplateFrames",
@@ -380,9 +380,14 @@ class TemplateFrames(Runs):
                             (prefix, suffix, begin, tail, event_type, block, keeps_empty,
                              middle) = shortcut
                             if data.startswith(prefix) and data.endswith(suffix):
-                                piece: bytes | None = data[begin : len(data) - tail]
-                                if middle:
-                                    piece = skipped(piece, middle)  # type: ignore[arg-type]
+                                piece = data[begin : len(data) - tail]
+                                if middle:  # (``skipped``, inlined: a call a frame less)
+                                    other = piece.rfind(b'"', 0, -1) + 1
+                                    if (other and piece.endswith(middle, 0, other)
+                                            and piece[other:-1].isalnum()):
+                                        piece = piece[: other - len(middle)]
+                                    else:
+                                        piece = b""  # (no string: the frame goes on)
                                 try:
                                     value = loads(piece) if piece else None
                                 except orjson.JSONDecodeError:

@@ -19,7 +19,7 @@ import orjson
 
 from ..events import Event, TextDelta
 from ..wire._boundary import new_event
-from ..wire._checks import check_depth
+from ..wire._checks import MAX_DEPTH, SHALLOW, check_depth
 from ..wire._gemini_tables import CANDIDATE_FIELDS, CHUNK_FIELDS
 from ..wire.gemini import GeminiDecoder
 from ..wire.sse import SSEEvent
@@ -113,7 +113,8 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
                 except orjson.JSONDecodeError:
                     text = usage = None
                 if text.__class__ is str and usage.__class__ is dict:
-                    check_depth(usage, data)
+                    if len(data) > SHALLOW and data.count(b"{") + data.count(b"[") > MAX_DEPTH:
+                        check_depth(usage, data)
                     if text:
                         out.append(new_event(TextDelta, (spans.block, text)))
                     self._usage(usage, out)
@@ -125,7 +126,8 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
         if chunk.__class__ is not dict:  # the general path says what is wrong with it
             self._event(SSEEvent("message", data), out)
             return
-        check_depth(chunk, data)
+        if len(data) > SHALLOW and data.count(b"{") + data.count(b"[") > MAX_DEPTH:
+            check_depth(chunk, data)
         fast = self._fast
         if fast is not None and tuple(chunk) == fast.keys and self._same(chunk, fast.extras):
             # The hot path: a chunk shaped like the last plain one (one candidate, one text

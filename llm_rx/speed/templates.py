@@ -9,7 +9,8 @@ JSON array: :func:`json_strings`) gives its value, a fraction of parsing the fra
 A frame may end with a second varying string its decoder ignores (a ``skip`` marker: OpenAI's
 random ``"obfuscation"`` padding, a last key no reply keeps): the template is then the bytes
 before the string, the ``middle`` between the two strings and the bytes after the second, which
-matches any second string of letters and digits (:func:`skipped`).
+matches any second string of letters and digits (read from the end: the quote before its
+closing one; it is short, the delta not).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-__all__ = ["ByteTemplate", "json_strings", "skipped", "split_frames"]
+__all__ = ["ByteTemplate", "json_strings", "split_frames"]
 
 
 class ByteTemplate(NamedTuple):
@@ -50,7 +51,7 @@ class ByteTemplate(NamedTuple):
         with the string's opening quote), if that string is ``value`` and ``marker`` occurs
         once. With ``skip`` (a key and its value's opening quote, ``b'"obfuscation":"'``)
         occurring once after the string, as the frame's last key, with letters and digits
-        for its value, that value varies too (see :func:`skipped`)."""
+        for its value, that value varies too."""
         data = data.rstrip(b" ")
         start = data.find(marker)
         if start < 0 or data.find(marker, start + 1) >= 0:
@@ -77,18 +78,6 @@ class ByteTemplate(NamedTuple):
                 if data[other:-2].isalnum():  # (the last key of the frame's object)
                     return cls(data[: start + 1], b'"}', start, 1, data[end + 1 : other])
         return cls(data[: start + 1], data[end:], start, len(data) - end - 1)
-
-
-def skipped(piece: bytes, middle: bytes) -> bytes | None:
-    """The string (with its quotes) of a frame's ``piece`` from the string's opening quote to
-    the skipped string's closing quote, if the skipped string is letters and digits after
-    ``middle``; ``None`` if not. The string is not checked: the caller parses it (then the
-    piece is exactly the string, the middle and the skipped string). The skipped string is
-    found from the end (the quote before its closing one): it is short, the string not."""
-    other = piece.rfind(b'"', 0, -1) + 1
-    if other and piece.endswith(middle, 0, other) and piece[other:-1].isalnum():
-        return piece[: other - len(middle)]
-    return None
 
 
 _FOUND = itemgetter(1)  # of a partition: the separator, or b"" if it was not there
