@@ -253,3 +253,10 @@ def test_the_analysis_sees_each_kind_of_import() -> None:
     assert cycles({("a", "b"): set(), ("b", "c"): set(), ("c", "a"): set(),
                    ("c", "d"): set()}) == [
         ["a", "b", "c"]]
+
+
+def test_no_module_is_over_400_lines() -> None:
+    # (small modules: one that grows past this is split by what it does)
+    long = {str(path.relative_to(PACKAGE)): lines for path in PACKAGE.rglob("*.py")
+            if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 400}
+    assert long == {}

@@ -22,7 +22,7 @@ import orjson
 from ..events import Event, TextDelta
 from ..wire._boundary import new_event
 from ..wire.ollama import OllamaDecoder
-from .batches import BATCH, BATCH_TRIES, Runs
+from .runs import BATCH, BATCH_TRIES, Runs
 from .templates import ByteTemplate, json_strings, split_frames
 
 __all__ = ["OllamaShortcuts", "Usual"]

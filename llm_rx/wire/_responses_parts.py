@@ -20,7 +20,7 @@ from ..events import (
 )
 from ._boundary import new_event
 from ._checks import array, string
-from ._responses_items import DELTAS, PARTS, TEXT, Item, Part, Spec
+from ._responses_items import DELTAS, MODELLED, PARTS, TEXT, Item, Part, Spec
 
 __all__ = ["PartFrames"]
 
@@ -34,6 +34,8 @@ class PartFrames:
     _lost: ProtocolError | None  # the first part whose deltas disagree with its .done
 
     if TYPE_CHECKING:  # (the decoder's)
+        _items: dict[Any, Item]
+
         def _item(self, frame: dict[str, Any], implied: str, *, delta: bool) -> Item: ...
         def _reserve(self, item: Item | None = None) -> int: ...
 
@@ -220,3 +222,18 @@ class PartFrames:
         if close:
             part.open = False
             out.append(BlockStop(part.index))
+
+    def _folded(self, frame: dict[str, Any]) -> bool:
+        """Whether the frame is a progress event of a known opaque item (its ``.done`` item
+        carries the outcome)."""
+        key = frame.get("output_index", frame.get("item_id"))
+        item = self._items.get(key) if key is not None else None
+        return item is not None and item.type not in MODELLED
+
+    def _item_stream(self, path: tuple[str, ...], frame: dict[str, Any]) -> None:
+        key = frame.get("output_index", frame.get("item_id"))
+        item = self._items.get(key)
+        value = frame.get("delta")
+        if item is None or item.pending is None or not isinstance(value, str):
+            return
+        item.streams.setdefault(path, []).append(value)  # (joined once: ``as_it_stands``)

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 import orjson
 
-from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
+from ..errors import IncompleteStreamError, LlmRxError
 from ..events import (
     BlockStart,
     BlockStop,
@@ -48,8 +48,9 @@ from ..events import (
     UsageUpdate,
 )
 from ._boundary import attach_events, new_event
-from ._checks import MAX_DEPTH, SHALLOW, array, check_depth, integer, mapping, optional_string
+from ._checks import MAX_DEPTH, SHALLOW, array, integer, mapping, optional_string
 from ._gemini_args import PartialArgs
+from ._gemini_array import ArrayForm
 from ._gemini_tables import (
     CALL_FIELDS,
     CANDIDATE_FIELDS,
@@ -77,7 +78,7 @@ _BOM = b"\xef\xbb\xbf"
 _SPACE = b" \t\r\n"
 
 
-class GeminiDecoder(SSEPayloadDecoder):
+class GeminiDecoder(ArrayForm, SSEPayloadDecoder):
     """Both forms of Gemini's `streamGenerateContent`: SSE (the base class's framing) or one
     JSON array (`JSONArrayDecoder`), told from the first byte that is not whitespace."""
 
@@ -130,55 +131,6 @@ class GeminiDecoder(SSEPayloadDecoder):
             return out + super().flush()
         except LlmRxError as error:
             raise attach_events(error, [*out, *error.events]) from None
-
-    def _decode_array(self, chunk: bytes) -> list[Event]:
-        out: list[Event] = []
-        if self.finished:
-            return out
-        assert self._array is not None
-        try:
-            failure: LlmRxError | None = None
-            try:
-                elements = self._array.decode(chunk)
-            except LlmRxError as error:
-                elements = error.frames if isinstance(error, WireFormatError) else []
-                failure = error
-            # (as the SSE form's frames: a chunk of an unexpected shape is a wire-format
-            # error carrying the element, and elements after the end are counted, unread)
-            self._each(elements, out, self._array_element)
-            if failure is not None and not self.finished:
-                raise failure
-            if self._array.closed and not self.finished:
-                self._end(out, "the array closed")
-        except LlmRxError as error:
-            raise self._fail(error, out, start=self.started) from None
-        return out
-
-    def _flush_array(self) -> list[Event]:
-        out: list[Event] = []
-        if self.finished:
-            return out
-        assert self._array is not None
-        try:
-            self._array.flush()
-        except LlmRxError as error:  # (a cut array opens the message; bytes that are no
-            # array at all, refused at EOF, do not)
-            start = not isinstance(error, WireFormatError)
-            raise self._fail(error, out, start=start) from None
-        return out  # (closed and not finished cannot be: the "]" ends the reply)
-
-    def _array_element(self, element: bytes, out: list[Event]) -> None:
-        self._chunk(self._element(element), element, out)
-
-    def _element(self, element: bytes) -> dict[str, Any]:
-        try:
-            payload = orjson.loads(element)
-        except orjson.JSONDecodeError:
-            raise WireFormatError("an array element is not valid JSON", element) from None
-        if not isinstance(payload, dict):
-            raise WireFormatError("an array element is not a JSON object", element)
-        check_depth(payload, element)
-        return payload
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         try:

@@ -36,7 +36,6 @@ from ..events import (
     RefusalDelta,
     TextDelta,
     ThinkingDelta,
-    ToolArgsDelta,
     UsageUpdate,
 )
 from ..response import StopReason
@@ -53,15 +52,14 @@ from ._chat_tables import (
     finish_reason,
     usage_from_openai,
 )
+from ._chat_tools import ToolCallParts
 from ._checks import (
     MAX_DEPTH,
     SHALLOW,
-    WireTypeError,
     array,
     integer,
     mapping,
     maybe_too_deep,
-    optional_string,
     string,
     too_deep,
 )
@@ -76,7 +74,7 @@ __all__ = ["OpenAIChatDecoder", "finish_reason", "usage_from_openai"]
 _loads = orjson.loads
 
 
-class OpenAIChatDecoder(DialectParts, SSEPayloadDecoder):
+class OpenAIChatDecoder(DialectParts, ToolCallParts, SSEPayloadDecoder):
     """OpenAI Chat Completions chunks over SSE, and every OpenAI-compatible host's dialect."""
 
     provider = "openai-chat"
@@ -339,59 +337,6 @@ class OpenAIChatDecoder(DialectParts, SSEPayloadDecoder):
         if choice.text is None:
             choice.text = self._open(choice, out, "text")
         out.append(TextDelta(choice.text, text))
-
-    def _tool_call(
-        self, choice: Choice, position: int, call: dict[str, Any], out: list[Event]
-    ) -> None:
-        choice.had_tools = True
-        call_id = optional_string(call.get("id") or None, "a tool call's id")
-        function = mapping(call.get("function") or {}, "a tool call's function")
-        key = call.get("index")
-        if not isinstance(key, (int, str, type(None))):
-            raise WireTypeError(f"a tool call's index is {key!r}")
-        if key is None:  # Mistral: no index; each listed call with an id is its own call
-            key = ("id", call_id) if call_id else None
-        entry = choice.tools.get(key) if key is not None else None
-        if entry is not None and call_id and entry[1] and entry[1] != call_id:
-            entry = None  # same index, another id: a parallel call, not a continuation
-        if entry is None and key is None and call_id is None:
-            last = choice.last_tool
-            entry = (last, None) if last is not None else None
-        arguments = function.get("arguments")
-        fragment = arguments if isinstance(arguments, str) or arguments is None else (
-            orjson.dumps(arguments).decode())
-        if entry is None and key is not None and call_id is None and not function.get("name"):
-            if fragment:  # before the call's id and name: held until they come (PITFALLS 37)
-                choice.early.setdefault(key, []).append(fragment)
-            return
-        if entry is None:
-            meta = {"type": call["type"]} if call.get("type") else None
-            index = self._open(
-                choice, out, "tool_call", id=call_id,
-                name=optional_string(function.get("name"), "a tool call's name"), meta=meta
-            )
-            entry = (index, call_id)
-            if key is not None:
-                replaced = choice.tools.get(key)
-                if replaced is not None:
-                    self._tool_choice.pop(replaced[0], None)
-                choice.tools[key] = entry
-                self._tool_choice[index] = choice
-                for held in choice.early.pop(key, ()):
-                    out.append(ToolArgsDelta(index, held))
-        index = entry[0]
-        choice.last_tool = index
-        if fragment:
-            out.append(ToolArgsDelta(index, fragment))
-
-    def _open_early(self, choice: Choice, out: list[Event]) -> None:
-        """Calls whose id and name never came, opened without them (their arguments kept)."""
-        for key, fragments in choice.early.items():
-            index = self._open(choice, out, "tool_call")
-            choice.tools[key] = (index, None)
-            self._tool_choice[index] = choice
-            out.extend(ToolArgsDelta(index, fragment) for fragment in fragments)
-        choice.early.clear()
 
     def _fail(self, error: LlmRxError, out: list[Event], *, start: bool) -> LlmRxError:
         for choice in self._choices.values():

@@ -100,7 +100,6 @@ from ._responses_items import (
     CLIENT_ITEMS,
     INCOMPLETE,
     ITEM_STREAMS,
-    MODELLED,
     PARTS,
     SNAPSHOT_FIELDS,
     TOOL_ITEMS,
@@ -386,18 +385,3 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
                 if stop:
                     out.append(BlockStop(index))
                 item.pending = None
-
-    def _folded(self, frame: dict[str, Any]) -> bool:
-        """Whether the frame is a progress event of a known opaque item (its ``.done`` item
-        carries the outcome)."""
-        key = frame.get("output_index", frame.get("item_id"))
-        item = self._items.get(key) if key is not None else None
-        return item is not None and item.type not in MODELLED
-
-    def _item_stream(self, path: tuple[str, ...], frame: dict[str, Any]) -> None:
-        key = frame.get("output_index", frame.get("item_id"))
-        item = self._items.get(key)
-        value = frame.get("delta")
-        if item is None or item.pending is None or not isinstance(value, str):
-            return
-        item.streams.setdefault(path, []).append(value)  # (joined once: ``as_it_stands``)
