@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 from orjson import JSONDecodeError
@@ -31,14 +31,35 @@ __all__ = [
     "BATCH", "BATCH_SLICE", "BATCH_TRIES", "ReadShortcut", "Runs", "Shortcut", "TemplateFrames",
 ]
 
-#: A template as the loop reads it: prefix, suffix, start, tail, event type, block, keeps "",
-#: middle (``b""``, or what lies between the string and a skipped one: ``ByteTemplate``).
-Shortcut = tuple[bytes, bytes, int, int, Any, int, bool, bytes]
-#: A read that is one whole frame of a template (see ``TemplateFrames._read_of``): the read's
-#: prefix and suffix, its largest size, start, tail (of the suffix as given), event type, block,
-#: keeps "", the template, whether the suffix is closing brackets that may be padded with
-#: spaces (then given without them), and the template's middle.
-ReadShortcut = tuple[bytes, bytes, int, int, int, Any, int, bool, Shortcut, bool, bytes]
+class Shortcut(NamedTuple):
+    """A template as the loop reads it (unpacked there: a tuple): the frame's bytes around its
+    string, and the event it stands for."""
+
+    prefix: bytes
+    suffix: bytes
+    start: int  # where the string starts (its opening quote)
+    tail: int  # how many bytes follow its closing quote (or the skipped string's)
+    event_type: Any
+    block: int
+    keeps_empty: bool  # an empty string is an event too
+    middle: bytes  # ``b""``, or what lies between the string and a skipped one (``ByteTemplate``)
+
+
+class ReadShortcut(NamedTuple):
+    """A read that is one whole frame of a template (see ``TemplateFrames._read_of``)."""
+
+    prefix: bytes  # the read's bytes before the string (an event line, ``data: ``, ...)
+    suffix: bytes  # ... and after it (the blank line included)
+    largest: int  # the longest such read
+    start: int
+    tail: int  # of the suffix as given
+    event_type: Any
+    block: int
+    keeps_empty: bool
+    template: Shortcut
+    padded: bool  # the suffix is closing brackets that may come padded with spaces
+    middle: bytes  # the template's
+
 
 _loads = orjson.loads
 _STRING = itemgetter(0)  # of a frame split at its middle (``split_frames``): the string
@@ -97,9 +118,9 @@ class TemplateFrames(Runs):
         template = ByteTemplate.learn(data, marker, value, skip)
         if template is None:
             return
-        shortcut: Shortcut = (template.prefix, template.suffix, template.start, template.tail,
-                               event_type, index, keeps_empty, template.middle)
-        kept = [s for s in self._templates if s[5] != index or s[4] is not event_type]
+        shortcut = Shortcut(template.prefix, template.suffix, template.start, template.tail,
+                            event_type, index, keeps_empty, template.middle)
+        kept = [s for s in self._templates if s.block != index or s.event_type is not event_type]
         self._templates = [shortcut, *kept[:7]]
         self._learned += 1
 
@@ -147,36 +168,38 @@ class TemplateFrames(Runs):
                 and name != b"error"
             ):
                 return None
-        return (head + b"data: " + prefix, end, framer.max_frame + 2, head_size + 6 + start,
-                len(end) - 1, event_type, block, keeps_empty, shortcut, padded, middle)
+        return ReadShortcut(head + b"data: " + prefix, end, framer.max_frame + 2,
+                            head_size + 6 + start, len(end) - 1, event_type, block, keeps_empty,
+                            shortcut, padded, middle)
 
     def _read_hit(self, chunk: bytes) -> list[Event] | None:
         """A read's events if it is one whole frame of the latest template (``_read_of``),
         else ``None`` (the general path decodes it); to the fold if any (``fold_into``)."""
         read = self._read
-        if read is None or not chunk.startswith(read[0]) or (size := len(chunk)) > read[2]:
+        if read is None or not chunk.startswith(read.prefix) or (size := len(chunk)) > read.largest:
             return None
-        if chunk.endswith(read[1]):
-            stop = size - read[4]
-        elif read[9]:  # (its closing brackets padded with spaces: see ``_read_of``)
+        if chunk.endswith(read.suffix):
+            stop = size - read.tail
+        elif read.padded:  # (its closing brackets padded with spaces: see ``_read_of``)
             stop = chunk.rfind(b'"') + 1
-            if chunk[stop - 1 :].replace(b" ", b"") != read[1]:
+            if chunk[stop - 1 :].replace(b" ", b"") != read.suffix:
                 stop = 0
         else:
             stop = 0
-        if stop and read[10]:  # (a skipped string last: ``skipped``, inlined)
-            other = chunk.rfind(b'"', read[3] + 1, stop - 1) + 1
-            if other and chunk.endswith(read[10], 0, other) and chunk[other : stop - 1].isalnum():
-                stop = other - len(read[10])
+        middle = read.middle
+        if stop and middle:  # (a skipped string last, read from the end)
+            other = chunk.rfind(b'"', read.start + 1, stop - 1) + 1
+            if other and chunk.endswith(middle, 0, other) and chunk[other : stop - 1].isalnum():
+                stop = other - len(middle)
             else:
                 stop = 0
         try:
-            value = _loads(chunk[read[3] : stop]) if stop else None
+            value = _loads(chunk[read.start : stop]) if stop else None
         except JSONDecodeError:
             value = None
         if value.__class__ is str:
-            self._template_hit = read[8]
-            if not value and not read[7]:
+            self._template_hit = read.template
+            if not value and not read.keeps_empty:
                 return []
             append = self._append
             if append is None:  # (the first such read since another: every event
@@ -184,7 +207,7 @@ class TemplateFrames(Runs):
             if append:  # (a consumer that only folds: straight to it, no event)
                 append(value)  # type: ignore[operator]
                 return []
-            return [new_event(read[5], (read[6], value))]
+            return [new_event(read.event_type, (read.block, value))]
         return None
 
     def fold_into(self, fold: TextFold | None) -> None:
@@ -198,7 +221,7 @@ class TemplateFrames(Runs):
 
     def _appender(self, read: ReadShortcut) -> Callable[[str], object] | bool:
         fold = self._fold
-        append = fold(read[5], read[6]) if fold is not None else None
+        append = fold(read.event_type, read.block) if fold is not None else None
         return False if append is None else append
 
     def _forget(self) -> None:
@@ -234,7 +257,7 @@ class TemplateFrames(Runs):
         shortcut = self._templates[0]
         templates = self._templates
         return self._in_runs(
-            frames, start, shortcut[0], shortcut[1],
+            frames, start, shortcut.prefix, shortcut.suffix,
             lambda run: self._template_run(run, shortcut, out),
             lambda others: self._one_by_one(others, 0, out, False),
             lambda: self._templates is templates,  # (a template learned or forgotten)

@@ -160,10 +160,10 @@ class OpenAIChatShortcuts(TemplateFrames, OpenAIChatDecoder):
         to is the call an index-less, id-less fragment continues."""
         hit = self._template_hit
         self._template_hit = None
-        if hit is not None and hit[4] is ToolArgsDelta:
-            choice = self._tool_choice.get(hit[5])  # (not a scan of every call: O(1))
+        if hit is not None and hit.event_type is ToolArgsDelta:
+            choice = self._tool_choice.get(hit.block)  # (not a scan of every call: O(1))
             if choice is not None:
-                choice.last_tool = hit[5]
+                choice.last_tool = hit.block
 
     def _learn_layout(self, chunk: dict[str, Any], raw: Any, data: bytes) -> None:
         """Remember the shape of a plain text or argument-fragment chunk for :meth:`_data`
