@@ -45,6 +45,11 @@ __all__ = [
 TextFold = Callable[[Any, int], Callable[[str], object] | None]
 
 
+def _alone(frame: Any) -> list[Any]:
+    """A frame given whole, as the one frame of its read."""
+    return [frame]
+
+
 class Decoder(ABC):
     """A provider's incremental decoder: bytes in, events out.
 
@@ -121,8 +126,8 @@ class Decoder(ABC):
 
     def _run(
         self,
-        read: Callable[[bytes], list[Any]],
-        chunk: bytes,
+        read: Callable[[Any], list[Any]],
+        chunk: Any,
         handle: Callable[[list[Any], list[Event]], None],
     ) -> list[Event]:
         """One ``decode`` step: ``read`` the frames ``chunk`` completed, ``handle`` them into
@@ -217,6 +222,21 @@ class SSEPayloadDecoder(Decoder):
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(self._sse.decode_payloads, chunk, self._frames)
+
+    def decode_payload(self, data: bytes, event: str = "message") -> list[Event]:
+        """Decode one event framed elsewhere (a WebSocket message, an event another client
+        already parsed): the events `decode` gives for ``event: <event>`` and
+        ``data: <data>`` followed by a blank line, under the same error contract.
+
+        Args:
+            data: The event's data: one JSON payload (or the wire's sentinel, `[DONE]`).
+            event: The event's name (`"message"` when it has none).
+
+        Returns:
+            The events of that frame.
+        """
+        frame = data if event == "message" else SSEEvent(event, data)
+        return self._run(_alone, frame, self._frames)
 
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
         """Decode a read's frames in order (bare ``bytes`` for plain ``message`` events,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..errors import FrameTooLargeError
 from ..events import Event
-from .base import Decoder
+from .base import Decoder, _alone
 from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["NDJSONDecoder", "NDJSONPayloadDecoder"]
@@ -116,6 +116,19 @@ class NDJSONPayloadDecoder(Decoder):
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(self._lines.decode, chunk, self._lines_of)
+
+    def decode_payload(self, line: bytes) -> list[Event]:
+        """Decode one line framed elsewhere (without its line end): the events `decode`
+        gives for it, under the same error contract.
+
+        Args:
+            line: The line: one JSON object.
+
+        Returns:
+            The events of that line.
+        """
+        line = line.strip()
+        return self._run(_alone, line, self._lines_of) if line else []  # (blank: no line)
 
     def _lines_of(self, lines: list[bytes], out: list[Event]) -> None:
         self._each(lines, out, self._line)
