@@ -154,3 +154,30 @@ def test_builder_advance_all_stops_at_an_event_it_cannot_feed() -> None:
     snapshots, failure = builder.advance_all(events)
     assert isinstance(failure, KeyError)  # (no handler for it)
     assert [s.text for s in snapshots] == ["", "", "a"]
+
+
+def test_feed_all_counts_the_events_before_a_malformed_one() -> None:
+    # bug class: a read's deltas folded inline take no number each, so a failure inside the
+    # read must still say how many events went in before it (a fan_out's shared fold reads
+    # it as the builder's sequence number)
+    from llm_rx.operators._fold import fed
+
+    builder = ResponseBuilder(history=False)
+    events: list[Any] = [MessageStart("anthropic", None, None), BlockStart(0, "text"),
+                         TextDelta(0, "a"), TextDelta(["unhashable"], "b"), TextDelta(0, "c")]
+    count, error = fed(builder, events)
+    assert (count, type(error)) == (3, TypeError)
+
+
+def test_a_long_reply_fed_a_delta_a_read_keeps_its_parts_joined() -> None:
+    # bug class: the bound on a block's parts kept only by reads of many events: a live
+    # reply (one delta a read, as to_response() after a source steps it) held a string
+    # object per delta
+    builder = ResponseBuilder(history=False)
+    builder.feed_all([MessageStart("anthropic", None, None), BlockStart(0, "text")])
+    for _ in range(20_000):
+        builder.feed_all([TextDelta(0, "ab")])
+    acc = builder._blocks[0]
+    assert acc.joined == 4  # (every 4,096 parts joined into one)
+    assert len(acc.parts) == 4 + 20_000 - 4 * 4_097
+    assert builder.build().text == "ab" * 20_000

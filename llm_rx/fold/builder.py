@@ -151,14 +151,18 @@ class ResponseBuilder(Reading):
         # Without history a delta of a started block only appends its string: inline here,
         # every other event by its handler (under its own number).
         blocks, handlers = self._blocks, self._handlers
-        start = self._seq
-        for seq, event in enumerate(events, start + 1):
-            kind = event.__class__
-            if kind in _DELTAS and (acc := blocks.get(event[0])) is not None:
-                acc.parts.append(event[1])
-            else:
-                self._seq = seq
-                handlers[kind](event)
+        start = seq = self._seq
+        try:
+            for seq, event in enumerate(events, start + 1):
+                kind = event.__class__
+                if kind in _DELTAS and (acc := blocks.get(event[0])) is not None:
+                    acc.parts.append(event[1])
+                else:
+                    self._seq = seq
+                    handlers[kind](event)
+        except Exception:
+            self._seq = seq  # (the event that failed took its number: the ones before are in)
+            raise
         self._seq = start + len(events)
         if acc is not None and len(acc.parts) - acc.joined > _PARTS:  # (the last block fed)
             acc.compact()

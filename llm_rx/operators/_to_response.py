@@ -48,17 +48,14 @@ class _Reply(Fold[Response]):
             self.text = partial(appender, builder)
 
     def step(self, events: list[Event]) -> tuple[list[Response], Exception | None]:
-        """Feed a read's events (no value before the end; a malformed event ends the reply;
-        a live stream's read is a frame, its events often one: then fed as one)."""
+        """Feed a read's events (no value before the end; a malformed event ends the reply).
+        Every read goes through ``feed_all``, a live read of one event too: it keeps a long
+        reply's parts joined (bounded memory)."""
         if self._shared is not None:
             failure = self._shared.feed_all(events)[1]
             return [], None if failure is None else fold_error(failure)
-        builder = self._builder
         try:
-            if len(events) == 1:
-                builder.feed(events[0])
-            else:
-                builder.feed_all(events)
+            self._builder.feed_all(events)
         except Exception as error:  # noqa: BLE001 - a malformed event from upstream
             return [], fold_error(error)
         return [], None

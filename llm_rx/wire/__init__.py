@@ -1,11 +1,4 @@
-"""Wire formats: pure, incremental, sans-I/O decoders (``decode(bytes)`` / ``flush()``).
-
-The switch of the speed shortcuts is `llm_rx.speed.fast_paths` (``llm_rx.wire.fast_paths``,
-its name before, still finds it: the plain decoders here neither read nor import it).
-"""
-
-from importlib import import_module
-from typing import Any
+"""Wire formats: pure, incremental, sans-I/O decoders (``decode(bytes)`` / ``flush()``)."""
 
 from .anthropic import AnthropicDecoder
 from .base import ChangedFields, Decoder, SSEPayloadDecoder
@@ -63,8 +56,3 @@ __all__ = [
     "sniff",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "fast_paths":  # (the switch's name before it moved to ``llm_rx.speed``)
-        return import_module("llm_rx.speed").fast_paths
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

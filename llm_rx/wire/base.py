@@ -54,9 +54,8 @@ class Decoder(ABC):
     """A provider's incremental decoder: bytes in, events out.
 
     A plain decoder: what each frame means, read by the general rules, with no shortcut and
-    no switch. Speculation (templates learned from the frames a decoder decoded, batches)
-    lives in `llm_rx.speed`, in subclasses that take a frame they recognise and hand
-    every other to the decoder's own methods (``_data``, ``_event``, ``_frames``).
+    no switch. A subclass may take frames it recognises itself and hand every other to
+    these methods (``_data``, ``_event``, ``_frames``).
     """
 
     provider: ClassVar[str]
@@ -92,8 +91,8 @@ class Decoder(ABC):
     def fold_into(self, fold: TextFold | None) -> None:
         """Say that the events go only to a fold, which may take a delta's string directly.
 
-        A decoder with a read shortcut (in `llm_rx.speed`) then gives a live read's string
-        to the fold instead of making its event; a plain decoder makes every event.
+        A subclass that reads a live read's string without its frame may then give it to
+        the fold instead of making its event; a plain decoder makes every event.
 
         Args:
             fold: Given a delta's event type and block, the callable that folds its string,

@@ -41,8 +41,8 @@ class NDJSONDecoder:
         Args:
             chunk: The next bytes of the body, cut anywhere.
             block: Offered the lines first as one block, their bytes up to the last newline
-                (a decoder with shortcuts: `llm_rx.speed`); when it takes them (`True`),
-                none is returned.
+                (for a caller that reads such a block at once); when it takes them
+                (`True`), none is returned.
         """
         if b"\n" not in chunk:
             if chunk:

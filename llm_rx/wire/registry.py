@@ -51,7 +51,7 @@ DECODERS: dict[ProviderId, Callable[[int], Decoder]] = {
 }
 
 
-#: The decoder to make for each provider (`DECODERS`, or another table: `llm_rx.speed`'s).
+#: The decoder to make for each provider (`DECODERS`, or a caller's table of subclasses).
 Decoders = Mapping[str, Callable[[int], Decoder]]
 
 
@@ -74,7 +74,7 @@ def make_decoder(
         provider: An id from `PROVIDERS`, or an alias (`"openai"`, `"claude"`).
         max_frame: The longest frame read, in bytes; a longer one is a `FrameTooLargeError`.
         decoders: The decoder class to make for each provider, where it is not the plain
-            one of `DECODERS` (the sources give `llm_rx.speed`'s, which take shortcuts).
+            one of `DECODERS` (the sources give subclasses that take shortcuts).
 
     Returns:
         A `CheckedDecoder`: a body that is plainly another provider's stream (or no stream)

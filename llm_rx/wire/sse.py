@@ -131,7 +131,7 @@ class SSEDecoder:
             for block in body.split(b"\n\n"):
                 self._block(block, events)
         if rest:
-            self._hold_after(rest, events)
+            self._hold(rest, events)
         return events
 
     def _complete(self, chunk: bytes) -> bytes | None:
@@ -168,9 +168,9 @@ class SSEDecoder:
 
     def _uniform(self, body: bytes) -> list[bytes | SSEEvent] | None:
         """The payloads of complete events (``body``, no id so far) that are all one
-        ``data:`` line, or (names not kept) all an ``event:`` line and one ``data:`` line,
-        and no ``error`` event: split at C level, no Python work per event. ``None`` when
-        they are not all of one such layout."""
+        ``data:`` line, or all an ``event:`` line and one ``data:`` line and no ``error``
+        event (given with their names where the framer keeps names): split at C level, no
+        Python call per event. ``None`` when they are not all of one such layout."""
         if body.startswith(b"data: "):
             if body.count(b"\n") != 2 * body.count(b"\n\ndata: "):
                 return None
@@ -252,16 +252,6 @@ class SSEDecoder:
             start = end
         return events
 
-    def _hold_after(self, rest: bytes, events: list[Any]) -> None:
-        """Hold the unfinished tail; if it is already too large, the events completed before
-        it go with the error (nothing that arrived is lost)."""
-        pending = self._pending
-        pending += rest
-        if len(pending) - rest.endswith(b"\n") > self.max_frame:  # (as ``_hold``)
-            head = bytes(pending[:200])
-            pending.clear()
-            raise self._too_large(head, events)
-
     def flush(self) -> list[SSEEvent]:
         """Dispatch what is left at EOF (a last event without its blank line)."""
         if not self._started and self._head:
@@ -275,15 +265,16 @@ class SSEDecoder:
             self._parse_block(rest, events)
         return events
 
-    def _hold(self, data: bytes) -> None:
-        """Keep the bytes of an unfinished event; refuse them past the limit."""
+    def _hold(self, data: bytes, done: list[Any] | None = None) -> None:
+        """Keep the bytes of an unfinished event; refuse them past the limit (the events
+        completed before them, ``done``, go with the error: nothing that arrived is lost)."""
         pending = self._pending
         pending += data
         # An event's size excludes the blank line that ends it (a pending "\n" may be half).
         if len(pending) - data.endswith(b"\n") > self.max_frame:
             head = bytes(pending[:200])  # (the evidence the error keeps)
             pending.clear()
-            raise self._too_large(head, [])
+            raise self._too_large(head, [] if done is None else done)
 
     def _name(self, raw: bytes) -> str:
         name = self._names.get(raw)

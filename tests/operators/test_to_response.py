@@ -104,3 +104,20 @@ def test_to_response_events_without_message_stop_are_incomplete() -> None:
     response = results[0].value.value
     assert response.complete is False
     assert response.stop_reason == "interrupted"
+
+
+def test_a_live_reply_a_delta_a_read_keeps_its_parts_joined() -> None:
+    # bug class: to_response() fed a read of one event (a live stream's) one by one, past
+    # the builder's bound on a block's parts: a string object kept per delta
+    import reactivex
+
+    from llm_rx.events import BlockStart, MessageStart, TextDelta
+    from llm_rx.operators._to_response import _Reply
+
+    reply = _Reply(reactivex.empty(), None)
+    reply.step([MessageStart("anthropic", None, None)])
+    reply.step([BlockStart(0, "text")])
+    for _ in range(20_000):
+        assert reply.step([TextDelta(0, "ab")]) == ([], None)
+    assert reply._builder._blocks[0].joined == 4
+    assert reply.end(None)[0][0].text == "ab" * 20_000
