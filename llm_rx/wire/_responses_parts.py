@@ -145,6 +145,44 @@ class PartFrames:
                 raw if raw is not None else orjson.dumps({"text": whole}),
             )
 
+    def _numbered(self, item: Item, channel: str, count: int) -> list[tuple[str, Any]]:
+        """The keys of an item's ``count`` parts on ``channel`` given whole (by position, in
+        a ``.done`` item or the terminal response's output). A part is keyed by the number
+        its frames gave it, which need not be its position: a host that numbers an item's
+        parts from 1 sends one part as ``content_index: 1``. Positions are shifted so the
+        highest number streamed is the last part."""
+        numbers = [number for kind, number in item.parts
+                   if kind == channel and number.__class__ is int]
+        shift = max(numbers) - (count - 1) if numbers and max(numbers) >= count else 0
+        return [(channel, number + shift) for number in range(count)]
+
+    def _check_output(self, output: Any, raw: bytes) -> None:
+        """The terminal response's ``output``, where it gives the items, against what
+        streamed: a text part whose streamed text differs (or a message that never streamed)
+        is a loss, and the reply is not complete."""
+        if self._lost is not None or not isinstance(output, list):
+            return
+        for position, body in enumerate(output):
+            if not isinstance(body, dict) or body.get("type") != "message":
+                continue
+            parts = body.get("content")
+            if not isinstance(parts, list):
+                continue
+            item = self._items.get(position) or self._items.get(body.get("id"))
+            keys = self._numbered(item, "content", len(parts)) if item is not None else []
+            for at, part in enumerate(parts):
+                text = part.get("text", part.get("refusal")) if isinstance(part, dict) else None
+                if not isinstance(text, str) or not text:
+                    continue
+                streamed = item.parts.get(keys[at]) if item is not None else None
+                got = "".join(streamed.texts) if streamed is not None else ""
+                if got != text:
+                    self._lost = ProtocolError(
+                        f"the final output disagrees with the stream: part {at} of output "
+                        f"item {body.get('id')} has {len(text)} characters, its deltas "
+                        f"brought {len(got)}", raw)
+                    return
+
     def _annotation(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         part = self._part(frame, TEXT, out)
         part.cited = True

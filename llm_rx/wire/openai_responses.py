@@ -254,6 +254,8 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         self._close_response(response, out, stop=True)
         for item in self._items.values():
             self._close_all(item, out)  # a block still open at the end is closed implicitly
+        if isinstance(response, dict):
+            self._check_output(response.get("output"), raw)
         if not self._had_start:
             raise ProtocolError("the reply ended, but its start (response.created) was not seen: "
                                 "only its tail arrived", raw)
@@ -338,9 +340,10 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         item.done = True
         kind = item.type
         if kind == "message":
-            for number, part in enumerate(body.get("content") or ()):
+            parts = body.get("content") or ()
+            for key, part in zip(self._numbered(item, "content", len(parts)), parts, strict=True):
                 if isinstance(part, dict):
-                    self._part_whole(item, ("content", number), part, out, close=True, raw=raw)
+                    self._part_whole(item, key, part, out, close=True, raw=raw)
         elif kind == "reasoning":
             self._reasoning_done(item, body, out, raw)
         elif kind in TOOL_ITEMS:
@@ -358,9 +361,10 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
     def _reasoning_done(self, item: Item, body: dict[str, Any], out: list[Event],
                         raw: bytes) -> None:
         for channel in ("summary", "content"):
-            for number, part in enumerate(body.get(channel) or ()):
+            parts = body.get(channel) or ()
+            for key, part in zip(self._numbered(item, channel, len(parts)), parts, strict=True):
                 if isinstance(part, dict):
-                    self._part_whole(item, (channel, number), part, out, close=False, raw=raw)
+                    self._part_whole(item, key, part, out, close=False, raw=raw)
         signature = body.get("encrypted_content")
         if not item.parts:  # no text at all: one block for the item
             kind: BlockKind = "redacted_thinking" if signature else "thinking"
