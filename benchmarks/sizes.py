@@ -2,6 +2,7 @@
 
     python -m benchmarks.sizes             # every stream kind at 50, 200 and 1,000 events
     python -m benchmarks.sizes --rounds 9  # fewer rounds (a quicker, noisier table)
+    python -m benchmarks.sizes --live      # also a frame per read, as a live connection reads
 
 Replies of 50, 200 and 1,000 events, generated as the APIs send them (see
 ``benchmarks.real_streams``: OpenAI's per-chunk ``obfuscation``, Anthropic's 0-15 spaces of
@@ -106,10 +107,30 @@ SIZES = (50, 200, 1_000)
 READS: tuple[tuple[str, int | None], ...] = (("whole", None), ("1 KiB", 1024))
 
 
+LIVE = ("frame", 0)  # (``--live``: each frame a read of its own)
+
+
 def _reads(body: bytes, size: int | None) -> list[bytes]:
     if size is None:
         return [body]
+    if size == 0:
+        return _frames(body)
     return [body[i : i + size] for i in range(0, len(body), size)]
+
+
+def _frames(body: bytes) -> list[bytes]:
+    """Each frame of a body a read of its own: an SSE event, an NDJSON line, an event-stream
+    message (its length first)."""
+    if body[:1] == b"{":
+        return [line + b"\n" for line in body.split(b"\n") if line]
+    if body[:1].isalpha() or body[:1] == b":":
+        return [event + b"\n\n" for event in body.split(b"\n\n") if event]
+    reads, at = [], 0
+    while at < len(body):
+        (length,) = struct.unpack_from(">I", body, at)
+        reads.append(body[at : at + length])
+        at += length
+    return reads
 
 
 def _cpu(run: Callable[[list[bytes]], object], batch: list[list[bytes]]) -> float:
@@ -146,14 +167,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds per row")
     parser.add_argument("--kind", help="only the kinds whose title contains this")
+    parser.add_argument("--live", action="store_true",
+                        help="also each frame a read of its own (a live connection's reads)")
     args = parser.parse_args(argv)
+    reads = (*READS, LIVE) if args.live else READS
     print(f"{'stream':28} {'events':>6} {'reads':>6} {'x floor':>8} {'(q1-q3)':>13} "
           f"{'µs/reply':>9}", flush=True)
     for title, make, floor in KINDS:
         if args.kind and args.kind not in title:
             continue
         for n in SIZES:
-            for label, size in READS:
+            for label, size in reads:
                 median, q1, q3, micros = row(make, floor, n, size, args.rounds)
                 print(f"{title:28} {n:6} {label:>6} {median:7.2f}x  ({q1:4.2f}-{q3:4.2f}) "
                       f"{micros:9.0f}", flush=True)

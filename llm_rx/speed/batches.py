@@ -62,6 +62,7 @@ class ReadShortcut(NamedTuple):
 
 
 _loads = orjson.loads
+_BEFORE_LAST = slice(0, -1)
 _STRING = itemgetter(0)  # of a frame split at its middle (``split_frames``): the string
 _SKIPPED = itemgetter(2)  # and the skipped one
 
@@ -81,6 +82,9 @@ class TemplateFrames(Runs):
         super().__init__(*args, **kwargs)
         self._templates: list[Shortcut] = []
         self._template_hit: Shortcut | None = None
+        # The frames come padded before their last brace (Anthropic's): templates are
+        # learnt from and matched against frames with that padding taken out (``unpadded``).
+        self._padded = False
         self._learned = 0  # templates learned so far (a new one may make a batch worth it)
         # The next read, if it is one whole frame of the latest template (``_read_of``).
         self._read: ReadShortcut | None = None
@@ -224,6 +228,12 @@ class TemplateFrames(Runs):
         append = fold(read.event_type, read.block) if fold is not None else None
         return False if append is None else append
 
+    @staticmethod
+    def unpadded(frame: bytes) -> bytes:
+        """A frame padded with spaces before its last brace, without them (the same JSON
+        value, for a JSON object: spaces there can only lie between tokens)."""
+        return frame[:-1].rstrip(b" ") + b"}" if frame.endswith(b" }") else frame
+
     def _forget(self) -> None:
         """The decoder's state changed in a way the shortcuts did not see: drop them."""
         if self._templates:
@@ -256,10 +266,18 @@ class TemplateFrames(Runs):
         (the decoder's state changed, or a run's strings did not parse)."""
         shortcut = self._templates[0]
         templates = self._templates
+        shown = frames
+        if self._padded:  # (matched with the padding out; the frames the loop takes as sent)
+            try:
+                shown = list(map(bytes.__add__, map(bytes.rstrip, map(
+                    bytes.__getitem__, frames, repeat(_BEFORE_LAST)), repeat(b" ")),
+                    repeat(b"}")))
+            except TypeError:  # (an SSEEvent among them)
+                return start
         return self._in_runs(
-            frames, start, shortcut.prefix, shortcut.suffix,
+            shown, start, shortcut.prefix, shortcut.suffix,
             lambda run: self._template_run(run, shortcut, out),
-            lambda others: self._one_by_one(others, 0, out, False),
+            lambda at, end: self._one_by_one(frames[at:end], 0, out, False),
             lambda: self._templates is templates,  # (a template learned or forgotten)
         )
 
@@ -293,6 +311,7 @@ class TemplateFrames(Runs):
         append = out.append
         templates = self._templates
         learned = self._learned
+        padded = self._padded
         count = len(frames)
         frame: Any = None
         try:
@@ -300,7 +319,11 @@ class TemplateFrames(Runs):
                 frame = frames[position]
                 if frame.__class__ is bytes:
                     if templates:
-                        data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame  # (padding)
+                        if padded:  # (spaces before the last brace: see ``unpadded``)
+                            data = (frame[:-1].rstrip(b" ") + b"}" if frame.endswith(b" }")
+                                    else frame)
+                        else:
+                            data = frame.rstrip(b" ") if frame[-1] == 0x20 else frame
                         for shortcut in templates:
                             (prefix, suffix, begin, tail, event_type, block, keeps_empty,
                              middle) = shortcut

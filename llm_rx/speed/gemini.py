@@ -69,7 +69,7 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
         return self._in_runs(
             frames, start, spans.prefix, spans.suffix,
             lambda run: self._spans_run(run, out),
-            lambda others: self._one_by_one(others, 0, out, False),
+            lambda at, end: self._one_by_one(frames[at:end], 0, out, False),
             lambda: self._spans is spans,
         )
 

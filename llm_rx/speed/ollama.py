@@ -177,7 +177,7 @@ class OllamaShortcuts(Runs, OllamaDecoder):
                 position = self._in_runs(
                     lines, position, usual.prefix, usual.suffix,
                     lambda run: self._usual_run(run, out),
-                    lambda others: self._each(others, out, self._line),
+                    lambda at, end: self._each(lines[at:end], out, self._line),
                     lambda: self._open_kind == "text",
                 )
             else:

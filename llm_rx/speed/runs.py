@@ -35,16 +35,16 @@ class Runs:
         prefix: bytes,
         suffix: bytes,
         run: Callable[[list[bytes]], bool],
-        others: Callable[[list[Any]], object],
+        others: Callable[[int, int], object],
         holds: Callable[[], bool],
     ) -> int:
         """Decode ``frames`` from ``start`` on in runs: each run of frames with ``prefix`` and
         ``suffix`` in one call of ``run`` (``False``: it did not fit after all, nothing
         decoded; then its first half is tried, and so on), the frames between runs in one
-        call of ``others``. Stops where ``run`` refuses or, after ``others``, the template no
-        longer ``holds``; returns where it stopped (the frames' end when it did not). Two
-        frames in the middle are looked at first: frames of several templates in turn
-        (parallel tool calls) are not tried."""
+        call of ``others`` (given where they start and end). Stops where ``run`` refuses
+        or, after ``others``, the template no longer ``holds``; returns where it stopped
+        (the frames' end when it did not). Two frames in the middle are looked at first:
+        frames of several templates in turn (parallel tool calls) are not tried."""
         count = len(frames)
         middle = (start + count) // 2
         for sample in frames[middle : middle + 2]:
@@ -80,7 +80,7 @@ class Runs:
             end = fits.find(1, position)
             if end < 0:
                 return position
-            others(frames[position:end])
+            others(position, end)
             position = end
             if self.finished:
                 self.ignored_frames += count - position
