@@ -85,10 +85,12 @@ def decoders() -> Mapping[str, Callable[[int], Decoder]]:
     from .gemini import GeminiShortcuts
     from .ollama import OllamaShortcuts
     from .openai_chat import OpenAIChatShortcuts
+    from .responses import ResponsesShortcuts
 
     return MappingProxyType({
         "anthropic": AnthropicShortcuts,
         "openai-chat": OpenAIChatShortcuts,
         "gemini": GeminiShortcuts,
         "ollama": OllamaShortcuts,
+        "openai-responses": ResponsesShortcuts,
     })

@@ -21,6 +21,7 @@ from llm_rx.events import TextDelta, ThinkingDelta
 from llm_rx.sources._engine import decode_all, new_decoder
 from llm_rx.speed import fast_paths, spans, templates
 from llm_rx.speed import ollama as fast_ollama
+from llm_rx.speed import responses as fast_responses
 from llm_rx.speed.batches import TemplateFrames
 from llm_rx.wire.base import ChangedFields, SSEPayloadDecoder
 
@@ -278,6 +279,7 @@ def test_fast_paths_off_no_decoder_learns_or_batches(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(fast_ollama.OllamaShortcuts, "_usual_run", _refuse)
     monkeypatch.setattr(TemplateFrames, "_read_of", _refuse)
     monkeypatch.setattr(TemplateFrames, "_appender", _refuse)
+    monkeypatch.setattr(fast_responses, "learn", _refuse)
     monkeypatch.setattr(speed, "decoders", _refuse)  # (no decoder with shortcuts is made)
     with fast_paths(False):
         for capture in CAPTURES:
