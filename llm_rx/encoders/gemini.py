@@ -193,6 +193,8 @@ class GeminiEncoder(Encoder):
         try:
             args = orjson.loads(raw) if raw else {}
         except orjson.JSONDecodeError:
+            args = None
+        if not isinstance(args, dict):  # (no JSON, or JSON that is no object: a list, a number)
             args = {"_raw_arguments": raw}
             self.drop("raw_arguments", start.index, "arguments that never parsed go as "
                       "{\"_raw_arguments\": ...} (gemini carries an object)", raw)
