@@ -100,6 +100,38 @@ class ObjectArguments:
         return '"}' if self.text else ""
 
 
+_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+           "reasoning_tokens")
+_LARGEST = 2**53 - 1  # (the largest count a JSON reader in a browser holds exactly)
+
+
+def _count_ok(value: Any) -> bool:
+    return value is None or (value.__class__ is int and 0 <= value <= _LARGEST)
+
+
+def _counts_ok(value: Any, key: str = "") -> bool:
+    """Whether every count in a provider's usage object (a key naming tokens or a count, at
+    any depth) is a whole number from 0 to 2**53 - 1, as every target's schema has it."""
+    if isinstance(value, dict):
+        return all(_counts_ok(item, str(name)) for name, item in value.items())
+    if isinstance(value, list):
+        return all(_counts_ok(item, key) for item in value)
+    lowered = key.lower()  # (a count is named ``..._tokens``, ``...Tokens``, ``...Count``)
+    if not lowered.endswith(("tokens", "count")):
+        return True
+    return value is not None and _count_ok(value)
+
+
+def _counted(usage: Usage) -> Usage:
+    """Usage as a target may write it: a negative count, or one past 2**53 - 1 (a hostile or
+    broken source), is no count, and the source's own object is not given back verbatim
+    when a count in it is no such whole number (every target's schema counts so)."""
+    bad = [name for name in _COUNTS if not _count_ok(getattr(usage, name))]
+    if not bad and (usage.native is None or _counts_ok(usage.native)):
+        return usage
+    return usage.model_copy(update={**dict.fromkeys(bad), "native": None})
+
+
 class Encoder:
     """Incremental encoding of one reply's events into ``provider``'s stream bytes."""
 
@@ -250,8 +282,9 @@ class Encoder:
             self._on_block_stop(self.blocks[event.index], out)
 
     def _usage(self, event: UsageUpdate, out: list[bytes]) -> None:
-        self.usage = event.usage if self.usage is None else self.usage.overlay(event.usage)
-        self._on_usage(event.usage, out)
+        usage = _counted(event.usage)
+        self.usage = usage if self.usage is None else self.usage.overlay(usage)
+        self._on_usage(usage, out)
 
     def _choice_end(self, event: ChoiceEnd, out: list[bytes]) -> None:
         self.ends[event.choice] = event

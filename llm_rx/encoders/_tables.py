@@ -25,6 +25,7 @@ from typing import Any
 from ..native._responses_resource import resource_usage as responses_usage
 from ..native._tables import STOP as _PROVIDER_STOP
 from ..native._tables import (
+    anthropic_body_usage,
     anthropic_usage,
     bedrock_usage,
     cohere_usage,
@@ -41,6 +42,7 @@ __all__ = [
     "STOP",
     "WAITS",
     "ag_ui_usage",
+    "anthropic_body_usage",
     "anthropic_usage",
     "bedrock_usage",
     "cohere_usage",

@@ -14,7 +14,9 @@ reasoning) is ``REASONING_ENCRYPTED_VALUE`` for the message (``subtype: message`
 call (``subtype: tool-call``) it belongs to, at once. A client tool call is
 ``TOOL_CALL_START`` (its id, name, and the last text message as ``parentMessageId``), a
 ``TOOL_CALL_ARGS`` per fragment (arguments that are no JSON object go as
-``{"_raw_arguments": "..."}``; a call with none gets ``{}``), ``TOOL_CALL_END``. A server-side
+``{"_raw_arguments": "..."}``; a call with none gets ``{}``), ``TOOL_CALL_END``; a call whose
+arguments never became JSON (cut by a limit) gets no ``TOOL_CALL_END``, is no pending call,
+and the run ends ``RUN_ERROR`` (code ``invalid_tool_arguments``). A server-side
 tool is a call with its ``TOOL_CALL_RESULT`` (the provider's block as JSON text). The end:
 blocks left open are closed, then ``RUN_FINISHED`` with the outcome (``success``, the client
 calls left for the application in ``pendingToolCallIds``), the usage (one ``TokenUsage``) and
@@ -29,6 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from ..errors import LlmRxError, ProviderError
 from ..events import (
@@ -52,6 +56,16 @@ def _event(payload: dict[str, Any]) -> bytes:
     return b"data: " + dumps(payload) + b"\n\n"
 
 
+def _json(text: str) -> bool:
+    """Whether a call's arguments, as sent, are JSON (what AG-UI requires of a call that
+    ends)."""
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 class AgUIEncoder(UIEncoder):
     provider = "ag-ui"
     unit = "message"
@@ -60,7 +74,9 @@ class AgUIEncoder(UIEncoder):
         super().__init__(dropped)
         self._args: dict[int, ObjectArguments] = {}  # open tool call -> its arguments
         self._had_args: set[int] = set()
+        self._sent: dict[int, list[str]] = {}  # a call's JSON argument fragments, as sent
         self._calls: list[str] = []  # the client calls, in order
+        self._unusable: list[str] = []  # calls whose arguments never became JSON
         self._text: str | None = None  # the latest text message
 
     # -- ids and framing -----------------------------------------------------------------
@@ -167,7 +183,9 @@ class AgUIEncoder(UIEncoder):
 
         out.append(frame(fragment))
         if arguments.text is False:  # (JSON arguments: the next fragments go as they come)
-            self.learn(index, ToolArgsDelta, frame)
+            sent = self._sent.setdefault(index, [])
+            sent.append(fragment)
+            self.learn(index, ToolArgsDelta, frame, texts=sent)
 
     def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None:
         index = event.index
@@ -201,6 +219,11 @@ class AgUIEncoder(UIEncoder):
             if closing:
                 out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
                                    "delta": closing}))
+            if not _json("".join(self._sent.pop(index, ())) + closing):
+                # arguments cut short (a limit): the call never ends, and is no pending call
+                self._calls.remove(call)
+                self._unusable.append(call)
+                return
             out.append(_event({"type": "TOOL_CALL_END", "toolCallId": call}))
 
     def _usage_list(self) -> list[dict[str, Any]] | None:
@@ -211,6 +234,11 @@ class AgUIEncoder(UIEncoder):
         self._open(out)
         for index in list(self._parts):  # (a source that left blocks open)
             self._on_block_stop(self.blocks[index], out)
+        if self._unusable:  # (a call to run with arguments cut short: never a finished run)
+            self._run_error(f"the arguments of tool call {', '.join(self._unusable)} never "
+                            f"became JSON (the reply ended: {event.stop_reason})",
+                            "invalid_tool_arguments", out)
+            return
         outcome: dict[str, Any] = {"type": "success"}
         if self._calls:
             outcome["pendingToolCallIds"] = list(self._calls)

@@ -30,7 +30,7 @@ from ..events import (
 )
 from ..response import Usage
 from ._base import Encoder, ObjectArguments, raw_data, sse
-from ._tables import STOP, anthropic_usage
+from ._tables import STOP, anthropic_body_usage, anthropic_usage
 
 __all__ = ["AnthropicEncoder"]
 
@@ -61,16 +61,16 @@ class AnthropicEncoder(Encoder):
         self._opened = True
         usage = self._first_usage
         if usage is not None and self.same and usage.native is not None:
-            body: dict[str, Any] | None = dict(usage.native)
-        else:  # (an object the SDK needs, with only the counts reported so far)
-            body = anthropic_usage(usage) if usage is not None else None if self.same else {}
+            body = dict(usage.native)
+            for count in ("input_tokens", "output_tokens"):  # (the SDK reads both)
+                body.setdefault(count, 0)
+        else:  # the counts known at the start; the two the SDK requires are 0 until known
+            body = anthropic_body_usage(usage if usage is not None else Usage())
         message: dict[str, Any] = {
             "id": self.id or "", "type": "message", "role": "assistant",
             "model": self.model or "", "content": [], "stop_reason": None,
-            "stop_sequence": None,
+            "stop_sequence": None, "usage": body,
         }
-        if body is not None:
-            message["usage"] = body
         if self.same:
             message.update(self.metadata)
         out.append(sse("message_start", {"type": "message_start", "message": message}))
@@ -210,9 +210,10 @@ class AnthropicEncoder(Encoder):
         delta.update(self._later)
         usage = self.usage
         if usage is not None and self.same and usage.native is not None:
-            body: dict[str, Any] = dict(usage.native)
+            body = dict(usage.native)
         else:
             body = anthropic_usage(usage) if usage is not None else {}
+        body.setdefault("output_tokens", 0)  # (required by the SDK's message_delta)
         out.append(sse("message_delta", {"type": "message_delta", "delta": delta,
                                          "usage": body}))
         out.append(sse("message_stop", {"type": "message_stop"}))
@@ -224,7 +225,8 @@ class AnthropicEncoder(Encoder):
             return
         if self.usage is not None and self.usage.reported:  # (the usage so far: real counts)
             delta = {"stop_reason": None, "stop_sequence": None}
+            counts = {"output_tokens": 0, **anthropic_usage(self.usage)}
             out.append(sse("message_delta", {"type": "message_delta", "delta": delta,
-                                             "usage": anthropic_usage(self.usage)}))
+                                             "usage": counts}))
         body = {"type": error.error_type or "api_error", "message": error.message}
         out.append(sse("error", {"type": "error", "error": body}))

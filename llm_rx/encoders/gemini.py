@@ -7,8 +7,10 @@ which tells whether a signature goes with it), from another provider on an empty
 its own after the block's text. A ``functionCall`` carries whole ``args``, so a tool call is
 written at its block's end (its argument fragments joined and parsed). The last chunk has the
 ``finishReason`` and ``usageMetadata`` (the source's own object from Gemini; else only the
-reported counts); it waits for the reply's end. A provider error is an ``{"error": ...}``
-chunk; a cut source ends without a ``finishReason`` (and, in the array form, without ``]``).
+reported counts), and ``content`` with an empty text part, as every real Gemini chunk has a
+``content`` (code reads ``candidate.content.parts``); it waits for the reply's end. A
+provider error is an ``{"error": ...}`` chunk; a cut source ends without a ``finishReason``
+(and, in the array form, without ``]``).
 """
 
 from __future__ import annotations
@@ -191,6 +193,8 @@ class GeminiEncoder(Encoder):
         try:
             args = orjson.loads(raw) if raw else {}
         except orjson.JSONDecodeError:
+            args = None
+        if not isinstance(args, dict):  # (no JSON, or JSON that is no object: a list, a number)
             args = {"_raw_arguments": raw}
             self.drop("raw_arguments", start.index, "arguments that never parsed go as "
                       "{\"_raw_arguments\": ...} (gemini carries an object)", raw)
@@ -232,7 +236,9 @@ class GeminiEncoder(Encoder):
             if not (self.same and native is not None):
                 native = STOP[self.provider].get(reason, "STOP")
             last = choice == ends[-1][0]  # (the usage goes with the last finish)
-            self._chunk(choice, None, out, body if last else None, finishReason=native)
+            # (a finish carries content, as every real chunk does: code reads its parts)
+            self._chunk(choice, [{"text": ""}], out, body if last else None,
+                        finishReason=native)
 
     def _on_error(self, error: ProviderError, out: list[bytes]) -> None:
         self._release(out)

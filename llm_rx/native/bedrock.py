@@ -4,7 +4,9 @@
 "usage": {...}, "metrics": {...}}``, content blocks in Converse spelling: ``{"text"}``,
 ``{"reasoningContent": {"reasoningText": {"text", "signature"}}}`` or
 ``{"reasoningContent": {"redactedContent"}}``, ``{"toolUse": {"toolUseId", "name",
-"input"}}``, and a Bedrock reply's server-tool blocks verbatim. Usage, metrics and the other
+"input"}}``, a Bedrock reply's cited text as ``{"citationsContent": {"content": [{"text"}],
+"citations": [...]}}`` (no ``content`` for citations that came without text), and a Bedrock
+reply's server-tool blocks verbatim. Usage, metrics and the other
 fields a Bedrock stream carried come back as they were; a reply of another provider is
 re-encoded from its canonical fields (``inputTokens`` then excludes the cached tokens, as
 Bedrock counts them). What nobody reported is left out (``usage`` when no count arrived,
@@ -34,9 +36,10 @@ _STOP = STOP["bedrock-converse"]
 
 def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
     if isinstance(block, TextBlock):
-        if block.citations and same_provider:
-            return {"citationsContent": {"content": [{"text": block.text}],
-                                         "citations": list(block.citations)}}
+        if block.citations and same_provider:  # (a block of citations alone has no text)
+            cited: dict[str, Any] = {"content": [{"text": block.text}]} if block.text else {}
+            cited["citations"] = list(block.citations)
+            return {"citationsContent": cited}
         return {"text": block.text}
     if isinstance(block, ThinkingBlock):
         if block.redacted:

@@ -19,8 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from ..response import (
     Block,
+    ErrorInfo,
     OpaqueBlock,
     RefusalBlock,
     Response,
@@ -29,6 +32,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
+from ._finished import RESPONSES_FINISHED
 from ._responses_resource import item_id, resource, resource_usage, responses_citation
 from ._shared import usage_body
 from ._tables import STOP
@@ -153,12 +157,15 @@ class _Output:
 
 def _statuses(items: list[dict[str, Any]], response: Response, same: bool) -> None:
     """Each item's final status: it ended as the response did (a limit ends the last item,
-    of another provider's reply the message still being written)."""
+    of another provider's reply the message still being written); an item of an unfinished
+    Responses reply keeps the end its own wire gave it."""
     final = "completed" if response.complete else "in_progress"
     for position, item in enumerate(items):
         if "status" not in item or item.get("type") not in (
             "message", "reasoning", "function_call", "custom_tool_call"
         ):
+            continue
+        if same and not response.complete and item["status"] in ("completed", "incomplete"):
             continue
         last = position == len(items) - 1 and (same or item.get("type") == "message")
         item["status"] = "incomplete" if last and response.stop_reason in _INCOMPLETE else final
@@ -176,9 +183,7 @@ def to_openai_responses(response: Response) -> dict[str, Any]:
         if response.stop_reason in _INCOMPLETE:
             status, details = "incomplete", {"reason": _INCOMPLETE[response.stop_reason]}
         elif response.error is not None:
-            status = "failed" if response.error.kind != "incomplete" else "in_progress"
-            if response.error.kind == "provider":
-                error = {"code": "server_error", "message": response.error.message}
+            status, error = _failure(response.error)
         return resource(
             id=response.id, model=response.model, status=status, fields=response.extra,
             output=output.items, usage=response.usage, error=error,
@@ -186,12 +191,72 @@ def to_openai_responses(response: Response) -> dict[str, Any]:
             tools=[b.name or "" for b in response.content if isinstance(b, ToolCallBlock)])
     body: dict[str, Any] = {"id": response.id or "", "object": "response", "created_at": 0}
     body.update(response.extra)
+    if response.error is not None and (
+        body.get("status") is None or not _said(body["status"], response.error.kind)
+    ):
+        body["status"], body["error"] = _failure(response.error)  # (the wire's own error)
     body["model"] = response.model or ""
     body["output"] = output.items
     for key, value in (("parallel_tool_calls", True), ("tool_choice", "auto"), ("tools", [])):
         body.setdefault(key, value)
     body["usage"] = usage_body(response.usage, same, _usage_of)
-    return body
+    return _in_order(body)
+
+
+_HEAD = ("id", "object", "created_at", "status")
+_PLACED = ("model", "output", "usage")  # (the fields the stream's snapshot does not keep)
+
+
+def _in_order(body: dict[str, Any]) -> dict[str, Any]:
+    """The body with ``model``, ``output`` and ``usage`` where OpenAI writes them: after the
+    four leading fields its keys are in alphabetical order (so a body read back gives the
+    same bytes: a ``failed`` body's error frame is the same evidence)."""
+    keys = [key for key in body if key not in _PLACED]
+    for field in _PLACED:
+        later = (n for n, key in enumerate(keys) if key not in _HEAD and key > field)
+        keys.insert(next(later, len(keys)), field)
+    return {key: body[key] for key in keys}
+
+
+def _said(status: Any, kind: str) -> bool:
+    """Whether a Responses reply's own last status says already how it ended (a ``failed``
+    or ``cancelled`` body read back; one ``queued``, or with a status nobody knows, that has
+    not finished), so it is kept; an ``error`` event leaves ``in_progress``, which says
+    nothing of the failure."""
+    if kind == "incomplete":
+        return status not in RESPONSES_FINISHED
+    return bool(status == ("cancelled" if kind == "cancelled" else "failed"))
+
+
+def _failure(error: ErrorInfo) -> tuple[str, dict[str, Any] | None]:
+    """The status and ``error`` object of a reply that did not finish: ``failed`` with the
+    provider's error (its own object when the offending frame was a Responses one: a
+    ``response.failed`` or an ``error`` event), ``cancelled``, or ``in_progress`` for a reply
+    cut short (no error: nothing failed, it did not end)."""
+    if error.kind == "cancelled":
+        return "cancelled", None
+    if error.kind == "incomplete":
+        return "in_progress", None
+    return "failed", _error_object(error)
+
+
+def _error_object(error: ErrorInfo) -> dict[str, Any]:
+    try:
+        frame = orjson.loads(error.raw) if error.raw else None
+    except orjson.JSONDecodeError:
+        frame = None
+    own: Any = None
+    if isinstance(frame, dict) and frame.get("type") == "response.failed":
+        response = frame.get("response")
+        own = response.get("error") if isinstance(response, dict) else None
+    elif isinstance(frame, dict) and frame.get("type") == "error":
+        nested = frame.get("error")
+        own = nested if isinstance(nested, dict) else {
+            key: frame[key] for key in ("code", "message") if key in frame}
+    if isinstance(own, dict) and isinstance(own.get("message"), str):
+        return {"code": own.get("code") or "server_error", **{
+            key: value for key, value in own.items() if key != "code"}}
+    return {"code": "server_error", "message": error.message}
 
 
 def _usage_of(usage: Usage) -> dict[str, Any]:

@@ -103,10 +103,20 @@ def test_encode_cut_source_stays_cut(target: str, cut: float | None) -> None:
 NO_USAGE = sse(chat_chunk({"role": "assistant", "content": "Hi"}), chat_chunk({}, "stop")) + DONE
 
 
+#: targets whose wire requires counts (anthropic's ``message_start`` and ``message_delta``
+#: usage: the SDK's ``messages.stream`` reads both), written 0 when nobody reported them
+REQUIRED_COUNTS = {"anthropic": b'"usage":{"input_tokens":0,"output_tokens":0}'}
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_encode_usage_absent_stays_absent(target: str) -> None:
     out = llm_rx.translate(NO_USAGE, target, "openai-chat")
     usage = llm_rx.reassemble(out, provider_of(target)).usage
+    if target in REQUIRED_COUNTS:
+        assert REQUIRED_COUNTS[target] in out
+        assert (usage.input_tokens, usage.output_tokens) == (0, 0)
+        assert (usage.cache_read_tokens, usage.reasoning_tokens) == (None, None)
+        return
     assert not usage.reported
     for zero in (b'"input_tokens":0', b'"prompt_tokens":0', b'"promptTokenCount":0',
                  b'"inputTokens":0', b'"prompt_eval_count":0'):

@@ -154,6 +154,8 @@ def expected(cap: Capture, target: str) -> Reply:
     tokens = (usage.input_tokens, usage.output_tokens)
     if target == "openai-responses" and None in tokens:
         tokens = (None, None)  # (its usage object is all or nothing)
+    if target == "anthropic":  # (its stream requires both counts: 0 when not reported)
+        tokens = (tokens[0] or 0, tokens[1] or 0)
     stop = _expected_stop(original, target, lost)
     if target == "openai-responses" and stop == "refusal":
         stop = "end_turn"  # (the test's reading of a Responses reply has no refusal rule)
