@@ -72,9 +72,14 @@ class Emulator:
     def frames(self, capture: Capture, endpoint: Endpoint) -> list[bytes]:
         key = (capture.id, f"{endpoint.provider}/{endpoint.form}")
         if key not in self._framed:
-            if capture.provider == endpoint.provider and capture.form != "json":
+            if capture.form == "json":  # a body: written by this endpoint's encoder, unless
+                # it is its own provider's of another path (Ollama's generate and chat)
+                other = capture.provider != endpoint.provider
+                data = (_translated(capture, endpoint) if other or same_body(
+                    endpoint, capture.provider, capture.data) else None)
+            elif capture.provider == endpoint.provider:
                 data = reframe(capture.provider, capture.data, capture.form, endpoint.form)
-            else:  # another provider's capture (or a body), written as this endpoint's stream
+            else:  # another provider's capture, translated to this endpoint's stream
                 data = _translated(capture, endpoint)
             if data is None:
                 what = "non-stream body" if capture.form == "json" else f"{capture.form} stream"

@@ -22,6 +22,7 @@ from typing import Any
 import anthropic
 import boto3
 import httpx
+import ollama
 import openai
 import pytest
 from google import genai
@@ -36,7 +37,7 @@ from llm_rx.serve._record_main import RecorderThread
 from llm_rx.serve._server import _Server, bind, url_of
 from llm_rx.serve._timing import timing_of
 from llm_rx.testing import reply
-from tests.captures import capture
+from tests.captures import HERE, capture
 
 OPENAI = "openai/chat-text-basic.sse"
 MESSAGES: Any = [{"role": "user", "content": "hi"}]
@@ -246,3 +247,32 @@ def test_a_compressed_request_keeps_its_content_encoding(gzipping: Gzipping,
     assert headers.get("content-encoding") == "gzip"  # (the body went on compressed)
     assert gzip.decompress(sent) == body
     assert saved.name == "gpt-4o-001.sse"  # (the model read from the decoded body)
+
+
+def test_a_recorded_ollama_body_answers_its_own_path_only(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    # (a real /api/generate body: verbatim to /api/generate, refused on /api/chat as a
+    # recorded generate stream is; another provider's endpoint translates it)
+    path = HERE / "ollama/generate-gemma3.nonstream.json"
+    model = "ollama__generate-gemma3"
+    assert model in llm_rx_server.captures
+    with httpx.Client(base_url=llm_rx_server.url, timeout=10) as http:
+        same = http.post("/api/generate", json={"model": model, "stream": False})
+    assert same.content == path.read_bytes()
+    client = ollama.Client(host=llm_rx_server.url)
+    try:
+        generated = client.generate(model=model, prompt="hi")
+        for stream in (False, True):
+            with pytest.raises(ollama.ResponseError) as refused:
+                list(client.chat(model=model, messages=MESSAGES, stream=stream))
+            assert refused.value.status_code == 400
+    finally:
+        client._client.close()
+    assert generated.response.startswith("Hello there!")
+    with openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="test",
+                       max_retries=0) as other:
+        chunks = other.chat.completions.create(model=model, messages=MESSAGES, stream=True)
+        text = "".join(chunk.choices[0].delta.content or "" for chunk in chunks
+                       if chunk.choices)
+    assert text == generated.response
