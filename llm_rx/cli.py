@@ -39,6 +39,7 @@ from ._cli_io import (
     quiet_on_closed_pipe,
     run_to_end,
 )
+from ._extras import install_hint
 from .data import DEMO_CAPTURES, capture_path
 from .encoders import ENCODERS as STREAM_ENCODERS
 from .errors import LlmRxError
@@ -271,7 +272,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Serve recorded replies on each provider's real endpoints and wire "
                     "formats, so the official SDKs and any HTTP client can be pointed at it: "
                     "the request's model names the capture. "
-                    "Needs the 'serve' extra (pip install 'llm-rx[serve]')."))
+                    f"Needs the 'serve' extra ({install_hint('serve')})."))
     from .serve._record_main import add_record_arguments
 
     add_record_arguments(commands.add_parser(

@@ -106,10 +106,11 @@ class Usage(BaseModel):
     ``input_tokens`` counts every prompt token, cached or not; ``cache_read_tokens`` and
     ``cache_write_tokens`` are parts of it. ``output_tokens`` counts every generated token,
     reasoning included; ``reasoning_tokens`` is that part. ``native`` is the provider's own
-    usage object, verbatim, from the last snapshot that carried one.
+    usage object, verbatim, from the last snapshot that carried one. Any other field (a
+    provider's own name, such as ``prompt_tokens``) is a validation error, never a count lost.
     """
 
-    model_config = _FROZEN
+    model_config = ConfigDict(frozen=True, extra="forbid")  # (a misspelt count is an error)
 
     input_tokens: int | None = None
     output_tokens: int | None = None

@@ -27,6 +27,7 @@ ORDER = [
     # helpers that import nothing of the package
     "_lazy",
     "_links",
+    "_extras",
     "data",
     # the algebra
     "errors",

@@ -3,7 +3,13 @@ provider's wire by llm-rx's own encoders reads back as the same reply."""
 
 from __future__ import annotations
 
+import base64
+import re
+from typing import Any
+
+import orjson
 import pytest
+from pydantic import ValidationError
 
 import llm_rx
 from llm_rx.encoders import ENCODERS, make_encoder
@@ -97,3 +103,53 @@ def test_every_provider_stream_encoder_is_checked() -> None:
 def test_the_events_carry_the_signature_on_its_block() -> None:
     (signed,) = [e for e in response_events(full()) if isinstance(e, SignatureDelta)]
     assert signed.index == 0
+
+
+def test_the_stand_in_signature_is_base64_that_every_alphabet_gives_back() -> None:
+    # (google-genai reads a thoughtSignature as base64 bytes and writes them back: '-' came
+    # back '+', and the next turn's signature was not the one sent)
+    signature = full().content[0].signature  # type: ignore[union-attr]
+    assert signature is not None
+    assert re.fullmatch(r"[A-Za-z0-9]+", signature)  # (no '+/' nor '-_': either alphabet)
+    assert len(signature) % 4 == 0  # (no padding, no spare bits: it decodes to whole bytes)
+    assert base64.b64encode(base64.b64decode(signature, validate=True)).decode() == signature
+    assert base64.urlsafe_b64encode(base64.urlsafe_b64decode(signature)).decode() == signature
+    assert reply(thinking="other").content[0].signature != signature  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("usage", [{"prompt_tokens": 3}, {"input_tokens": 1, "total": 2}])
+def test_an_unknown_usage_key_is_an_error_not_a_reply_without_usage(
+    usage: dict[str, int],
+) -> None:
+    with pytest.raises(ValueError, match="usage") as raised:
+        reply("hi", usage=usage)
+    assert next(iter(usage.keys() - set(Usage.model_fields))) in str(raised.value)
+    with pytest.raises(ValidationError, match="prompt_tokens"):
+        Usage(prompt_tokens=3)  # type: ignore[call-arg]
+    with pytest.raises(ValidationError, match="prompt_tokens"):
+        llm_rx.Response.model_validate({"provider": "scripted",
+                                        "usage": {"prompt_tokens": 3}})
+
+
+def test_the_usage_json_form_still_reads_back() -> None:
+    usage = Usage(input_tokens=3, output_tokens=1, native={"prompt_tokens": 3})
+    assert Usage.model_validate_json(usage.model_dump_json()) == usage
+    response = full()
+    assert llm_rx.Response.model_validate_json(response.model_dump_json()) == response
+
+
+@pytest.mark.parametrize("call", [
+    ToolCallBlock(name="f", arguments={"a": 1}),
+    ToolCallBlock.model_validate({"name": "f", "arguments": {"a": 1}}),
+    ToolCallBlock.model_validate({"name": "f", "raw_arguments": '{"a": 1}'}),
+    {"name": "f", "arguments": {"a": 1}},
+    ("f", '{"a": 1}'),
+])
+def test_a_call_given_one_form_of_its_arguments_carries_both(call: Any) -> None:
+    (block,) = reply(tool_calls=[call]).tool_calls
+    assert block.arguments == {"a": 1}
+    assert orjson.loads(block.raw_arguments) == {"a": 1}
+    assert block.id == "call_scripted_1"
+    fragments = "".join(e.fragment for e in response_events(reply(tool_calls=[call]))
+                        if isinstance(e, ToolArgsDelta))
+    assert orjson.loads(fragments) == {"a": 1}

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._extras import install_hint
+
 __all__ = ["JSON_START", "partial_parser", "pretty_so_far"]
 
 #: How a text that is a JSON object or array opens (after blanks).
@@ -19,7 +21,7 @@ def partial_parser() -> Callable[[str], Any]:
     try:
         import jiter
     except ImportError as error:  # pragma: no cover - jiter comes with the extra
-        raise ImportError("reading partial JSON needs jiter: pip install 'llm-rx[structured]'"
+        raise ImportError(f"reading partial JSON needs jiter: {install_hint('structured')}"
                           ) from error
 
     def parse(text: str) -> Any:

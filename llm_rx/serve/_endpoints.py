@@ -39,6 +39,7 @@ __all__ = [
     "find_endpoint",
     "reframe",
     "requested_model",
+    "same_body",
     "wants_stream",
 ]
 
@@ -126,6 +127,15 @@ def capture_form(provider: str, data: bytes) -> str:
     if provider == "bedrock-converse":
         return "eventstream"
     return "sse"
+
+
+def same_body(endpoint: Endpoint, provider: str, body: bytes) -> bool:
+    """Whether a recorded non-stream ``body`` of ``provider`` is what ``endpoint``'s
+    non-stream call returns as it is: the same provider's (and, for Ollama, of the same
+    path: ``/api/chat`` answers ``message``, ``/api/generate`` a ``response``)."""
+    if provider != endpoint.provider:
+        return False
+    return provider != "ollama" or capture_form(provider, body) == endpoint.form
 
 
 def reframe(provider: str, data: bytes, form: str, to: str) -> bytes | None:

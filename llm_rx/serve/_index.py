@@ -4,9 +4,12 @@ A capture's id is its path relative to the folder it was found under, without it
 extension, with ``/`` written ``__`` (``anthropic/thinking-signature.sse`` under
 ``captures/`` is ``anthropic__thinking-signature``); a file given on its own is its name
 without the extension. The provider and the form of each are told from its bytes, so a
-folder can hold any provider's recordings under any names. Non-stream bodies
-(``*.nonstream.json``), recorded timings (``*.timing.json``) and files that are no
-provider's stream are left out.
+folder can hold any provider's recordings under any names.
+
+A non-stream body (``NAME.nonstream.json``, as ``llm-rx record`` writes one) is a capture
+of the form ``json`` with the id of ``NAME``, when no stream has that id (a stream recorded
+beside a comparable call's body keeps its id). Recorded timings (``*.timing.json``), error
+bodies and files that are no provider's reply are left out.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from ..wire.nonstream import looks_nonstream
 from ..wire.providers import ProviderId, provider_id
 from ..wire.registry import SNIFF_LIMIT, sniff
 from ._endpoints import capture_form
@@ -24,11 +28,13 @@ from ._endpoints import capture_form
 __all__ = ["Capture", "CaptureIndex", "capture_id"]
 
 _SUFFIXES = {".sse", ".ndjson", ".eventstream", ".json", ".jsonl", ".txt", ".bin"}
+NONSTREAM = ".nonstream.json"  # (a non-stream body's name ends so; its form is ``json``)
 
 
 @dataclass(frozen=True)
 class Capture:
-    """One recorded stream: its id, file, provider and form (see ``_endpoints``)."""
+    """One recorded reply: its id, file, provider and form (see ``_endpoints``; ``json``: a
+    non-stream body)."""
 
     id: str
     path: Path
@@ -50,8 +56,11 @@ class CaptureIndex:
 
     def __init__(self, captures: Iterable[Capture]) -> None:
         self._by_id: dict[str, Capture] = {}
-        for capture in captures:
-            self._by_id.setdefault(capture.id, capture)  # (the first of two same ids wins)
+        captures = list(captures)
+        for capture in [c for c in captures if c.form != "json"] + [c for c in captures
+                                                                    if c.form == "json"]:
+            self._by_id.setdefault(capture.id, capture)  # (the first of two same ids wins,
+            # a stream before a body)
 
     @classmethod
     def load(cls, paths: Iterable[str | os.PathLike[str]]) -> CaptureIndex:
@@ -83,15 +92,16 @@ class CaptureIndex:
 
 def _captures(root: Path, files: Iterable[Path]) -> Iterator[Capture]:
     for path in files:
-        if path.suffix not in _SUFFIXES or path.name.endswith((".nonstream.json",
-                                                                ".timing.json")):
+        body = path.name.endswith(NONSTREAM)
+        if path.suffix not in _SUFFIXES or path.name.endswith(".timing.json"):
             continue
         with open(path, "rb") as handle:
             head = handle.read(SNIFF_LIMIT)
-        provider = sniff(head) or sniff(head + b"\n\n")
+        provider = looks_nonstream(head) if body else (sniff(head) or sniff(head + b"\n\n"))
         if provider is None:
             continue
         relative = path.relative_to(root).as_posix()
-        name = relative.rsplit(".", 1)[0]
+        name = relative[: -len(NONSTREAM)] if body else relative.rsplit(".", 1)[0]
         known = provider_id(provider)
-        yield Capture(capture_id(name), path, known, capture_form(known, head))
+        form = "json" if body else capture_form(known, head)
+        yield Capture(capture_id(name), path, known, form)

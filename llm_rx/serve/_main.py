@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from .._extras import install_hint
+
 __all__ = ["add_arguments", "main", "run"]
 
 
@@ -39,7 +41,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         from ._server import bind, serve_forever, url_of
     except ImportError as error:  # pragma: no cover (the extra is not installed)
         sys.stderr.write(f"llm-rx serve needs the 'serve' extra "
-                         f"(pip install 'llm-rx[serve]'): {error}\n")
+                         f"({install_hint('serve')}): {error}\n")
         return 2
     if not args.replay_speed > 0:
         sys.stderr.write("llm-rx serve: --replay-speed must be > 0\n")

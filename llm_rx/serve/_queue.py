@@ -1,7 +1,8 @@
 """Scripted replies: the next requests answered, in order, with replies a test wrote.
 
 ``queue(*replies)`` puts canonical ``Response`` objects (``llm_rx.testing.reply(...)``, or
-any reply read back from JSON) in line; each request to any provider endpoint takes the
+any reply read back from JSON: a tool call given only ``arguments`` or only ``raw_arguments``
+gets the other, and an id) in line; each request to any provider endpoint takes the
 first one and gets it in that endpoint's wire, streamed or not, written by llm-rx's own
 encoders (``llm_rx.encoders`` for a stream, ``to_native`` for a body), so a client reads
 it as it reads the provider. An empty queue leaves the request to the captures.
@@ -20,7 +21,7 @@ from ..native import to_native
 from ..response import Response
 from ._endpoints import Endpoint
 from ._frames import split_frames
-from ._scripted import response_events
+from ._scripted import response_events, settled
 
 __all__ = ["ScriptQueue", "scripted_pieces"]
 
@@ -40,6 +41,7 @@ class ScriptQueue:
             if not isinstance(item, Response):
                 raise TypeError(f"queue() takes llm_rx.Response objects (llm_rx.testing.reply"
                                 f"(...)), not {type(item).__name__}")
+        replies = [settled(item) for item in replies]  # (each call's id and arguments whole)
         with self._lock:
             if len(self._replies) + len(replies) > self._limit:
                 raise OverflowError(f"more than {self._limit} scripted replies waiting")

@@ -2,12 +2,17 @@
 
 Every request goes on to ``upstream`` as it came (credentials included: the provider needs
 them); the reply comes back to the client unchanged and live, each read passed on as it
-arrives. A streamed reply that succeeded is also written, once it ended, as a capture
-``DIR/<provider>/<name>.<ext>`` (the provider's own bytes) and ``<name>.timing.json``: the
-seconds from the request to the first read, and each read's size and the seconds since the
-read before it. A non-stream reply is written as ``<name>.nonstream.json``. Nothing of the
-request is written: no header and no URL, so no ``Authorization``, ``x-api-key``,
-``api-key``, ``x-goog-api-key`` or ``?key=`` ever reaches a file.
+arrives (a compressed body in either direction keeps its ``Content-Encoding``: see
+``_record_codings``). A streamed reply that succeeded is also written, once it ended, as a
+capture ``DIR/<provider>/<name>.<ext>`` (the provider's own bytes, decoded) and
+``<name>.timing.json``: the seconds from the request to the first read, and each read's
+size and the seconds since the read before it. A non-stream reply is written as
+``<name>.nonstream.json``, which ``llm-rx serve DIR`` serves too. ``<name>`` is the model
+the request names (cut short, with a hash of the whole name, when it is too long for a
+file name) and a number; a reply that cannot be written is said on stderr, and the client
+still gets all of it. Nothing of the request is written: no header and no URL, so no
+``Authorization``, ``x-api-key``, ``api-key``, ``x-goog-api-key`` or ``?key=`` ever reaches
+a file.
 
 ``llm-rx serve DIR --timing recorded [--replay-speed X]`` sends a capture that has a timing
 file read by read, each at its recorded time (divided by ``X``).
@@ -16,7 +21,9 @@ file read by read, each at its recorded time (divided by ``X``).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
+import sys
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -38,17 +45,30 @@ from ._endpoints import (
     requested_model,
     wants_stream,
 )
+from ._record_codings import Undecodable, Unpacker, decoded
 from ._timing import Timing
 
 __all__ = ["MAX_REQUEST", "Recorder", "create_record_app"]
 
+# (not Content-Encoding: the bytes passed on are the ones it describes)
 _HOP = frozenset({"host", "connection", "keep-alive", "transfer-encoding", "te", "trailer",
-                  "upgrade", "content-length", "accept-encoding", "content-encoding"})
+                  "upgrade", "content-length", "accept-encoding"})
 _EXTENSIONS = {"sse": ".sse", "json-array": ".json", "chat": ".ndjson", "generate": ".ndjson",
                "eventstream": ".eventstream"}
 _STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/vnd.amazon.eventstream")
 _MAX_RECORDED = 64 * 1024 * 1024  # (a longer reply is passed on, not written)
 MAX_REQUEST = 16 * 1024 * 1024  # (a larger request body is refused with 413)
+_MAX_STEM = 80  # (characters of the model kept in a file's name; a file name is 255 bytes)
+
+
+def file_stem(model: str | None) -> str:
+    """The start of a recording's file name: the model's letters, digits and ``._-``; a
+    longer one is cut, with a hash of the whole name after it (two models stay apart)."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", model or "reply").strip("-.") or "reply"
+    if len(stem) <= _MAX_STEM:
+        return stem
+    digest = hashlib.sha256((model or "").encode()).hexdigest()[:12]
+    return f"{stem[: _MAX_STEM - 13].rstrip('-.')}-{digest}"
 
 
 class Recorder:
@@ -74,8 +94,18 @@ class Recorder:
             self._client = None
 
     def save(self, endpoint: Endpoint, model: str | None, streamed: bool, body: bytes,
-             timing: Timing) -> Path:
-        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", model or "reply").strip("-.") or "reply"
+             timing: Timing) -> Path | None:
+        """Writes one reply (``None``: it could not be, as stderr says; the client's reply
+        is never the worse for it)."""
+        try:
+            return self._write(endpoint, file_stem(model), streamed, body, timing)
+        except OSError as error:
+            sys.stderr.write(f"llm-rx record: a {endpoint.provider} reply was not written: "
+                             f"{error}\n")
+            return None
+
+    def _write(self, endpoint: Endpoint, stem: str, streamed: bool, body: bytes,
+               timing: Timing) -> Path:
         folder = self.out / endpoint.provider
         with self._lock:
             folder.mkdir(parents=True, exist_ok=True)
@@ -98,6 +128,51 @@ class Recorder:
         written once the client has had all of it)."""
         with self._lock:
             return self._lock.wait_for(lambda: len(self.saved) >= count, timeout)
+
+
+class _Tape:
+    """What of a reply is recorded: its bytes decoded, and per read that gave some, the
+    seconds since the one before (the first: since the request) and their size. Nothing,
+    once the body turns out to be in a coding not decoded, broken or over ``_MAX_RECORDED``
+    (it is still passed on whole)."""
+
+    def __init__(self, coding: str | None, asked: float) -> None:
+        self.chunks: list[bytes] = []
+        self.reads: list[tuple[float, int]] = []
+        self._last = asked
+        try:
+            self._unpacker: Unpacker | None = Unpacker(coding, _MAX_RECORDED)
+        except Undecodable:
+            self._unpacker = None
+
+    def add(self, chunk: bytes, now: float) -> None:
+        if self._unpacker is None:
+            return
+        try:
+            data = self._unpacker.feed(chunk)
+        except Undecodable:
+            self._unpacker, self.chunks = None, []
+            return
+        if data:  # (a read that decodes to nothing yet: its wait goes to the next one's)
+            self.reads.append((now - self._last, len(data)))
+            self.chunks.append(data)
+            self._last = now
+
+    def end(self) -> tuple[bytes, Timing] | None:
+        """The reply's bytes and timing (``None``: nothing to write)."""
+        if self._unpacker is None:
+            return None
+        try:
+            tail = self._unpacker.flush()
+        except Undecodable:
+            return None
+        if tail and self.reads:
+            gap, size = self.reads[-1]
+            self.reads[-1] = (gap, size + len(tail))
+        if not self.reads:
+            return None
+        first, *rest = self.reads
+        return b"".join(self.chunks) + tail, Timing(first[0], ((0.0, first[1]), *rest))
 
 
 def _forwarded(request: Request) -> list[tuple[str, str]]:
@@ -138,9 +213,10 @@ async def _proxy(request: Request) -> Response:
     if body is None:
         return JSONResponse({"error": {"message": f"the request body is over {MAX_REQUEST} "
                                        "bytes", "type": "request_too_large"}}, 413)
-    try:
-        parsed: Any = orjson.loads(body) if body.strip() else {}
-    except orjson.JSONDecodeError:
+    try:  # (what the recorder reads of a compressed request: its decoded body)
+        text = decoded(body, request.headers.get("content-encoding"), MAX_REQUEST)
+        parsed: Any = orjson.loads(text) if text.strip() else {}
+    except (Undecodable, orjson.JSONDecodeError):
         parsed = {}
     parsed = parsed if isinstance(parsed, dict) else {}
     endpoint = find_endpoint(request.url.path, request.query_params)
@@ -158,26 +234,21 @@ async def _proxy(request: Request) -> Response:
     headers = {name: value for name, value in upstream.headers.items() if name not in _HOP}
 
     async def relay() -> AsyncIterator[bytes]:
-        chunks: list[bytes] = []
-        reads: list[tuple[float, int]] = []
-        last, size, whole = asked, 0, False
+        tape = _Tape(upstream.headers.get("content-encoding"), asked)
+        whole = False
         try:
-            async for chunk in upstream.aiter_raw():
-                now = loop.time()
-                reads.append((now - last, len(chunk)))
-                last, size = now, size + len(chunk)
-                if size <= _MAX_RECORDED:
-                    chunks.append(chunk)
+            async for chunk in upstream.aiter_raw():  # (the bytes as they came: passed on)
+                tape.add(chunk, loop.time())
                 yield chunk
             whole = True
         finally:
             await upstream.aclose()
-            if whole and upstream.status_code == 200 and reads and size <= _MAX_RECORDED:
-                data = b"".join(chunks)
+            taped = tape.end() if whole and upstream.status_code == 200 else None
+            if taped is not None:
+                data, timing = taped
                 where = _where(endpoint, parsed, upstream.headers.get("content-type", ""), data)
                 if where is not None:
-                    first, *rest = reads
-                    recorder.save(*where, data, Timing(first[0], ((0.0, first[1]), *rest)))
+                    recorder.save(*where, data, timing)
 
     return StreamingResponse(relay(), status_code=upstream.status_code, headers=headers)
 

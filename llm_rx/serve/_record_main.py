@@ -17,6 +17,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TextIO
 
+from .._extras import install_hint
+
 __all__ = ["RecorderThread", "add_record_arguments", "run_record"]
 
 
@@ -37,7 +39,7 @@ def run_record(args: argparse.Namespace, out: TextIO) -> int:
         from ._server import bind, serve_forever, url_of
     except ImportError as error:  # pragma: no cover (the extra is not installed)
         sys.stderr.write(f"llm-rx record needs the 'serve' extra "
-                         f"(pip install 'llm-rx[serve]'): {error}\n")
+                         f"({install_hint('serve')}): {error}\n")
         return 2
     app = create_record_app(args.upstream, args.out)
     sock = bind(args.host, args.port)

@@ -5,7 +5,10 @@ A scripted reply waiting in the queue (``_queue.py``) answers before any capture
 endpoint's wire; else the request names a capture (``x-llm-rx-capture``, or its model): its
 recording for a stream (re-framed where the provider has two forms of one stream, translated
 with ``llm_rx.translate`` when it is another provider's), ``to_native(reassemble(capture))``
-for a non-stream body. A request that cannot be answered so is ``Refused`` with its status.
+for a non-stream body. A recorded non-stream body (a capture of the form ``json``) is sent
+as it was recorded to its own provider's non-stream endpoint, as ``to_native`` of its reply
+to another's, and as a stream written by the endpoint's encoder. A request that cannot be
+answered so is ``Refused`` with its status.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from ..errors import LlmRxError
 from ..native import to_native
 from ..read.reassemble import reassemble
 from ..read.translate import translate
-from ._endpoints import Endpoint, reframe
+from ._endpoints import Endpoint, reframe, same_body
 from ._frames import split_frames
 from ._index import Capture, CaptureIndex
 from ._journal import Journal
@@ -69,17 +72,25 @@ class Emulator:
     def frames(self, capture: Capture, endpoint: Endpoint) -> list[bytes]:
         key = (capture.id, f"{endpoint.provider}/{endpoint.form}")
         if key not in self._framed:
-            if capture.provider == endpoint.provider:
+            if capture.form == "json":  # a body: written by this endpoint's encoder, unless
+                # it is its own provider's of another path (Ollama's generate and chat)
+                other = capture.provider != endpoint.provider
+                data = (_translated(capture, endpoint) if other or same_body(
+                    endpoint, capture.provider, capture.data) else None)
+            elif capture.provider == endpoint.provider:
                 data = reframe(capture.provider, capture.data, capture.form, endpoint.form)
             else:  # another provider's capture, translated to this endpoint's stream
                 data = _translated(capture, endpoint)
             if data is None:
-                raise Refused(400, f"capture {capture.id!r} is a {capture.form} stream of "
+                what = "non-stream body" if capture.form == "json" else f"{capture.form} stream"
+                raise Refused(400, f"capture {capture.id!r} is a {what} of "
                               f"{capture.provider}; this endpoint serves {endpoint.form}")
             self._framed[key] = split_frames(data, endpoint.form)
         return self._framed[key]
 
     def native(self, capture: Capture, endpoint: Endpoint) -> bytes:
+        if capture.form == "json" and same_body(endpoint, capture.provider, capture.data):
+            return capture.data  # (a recorded body, to its own provider: as it came)
         if endpoint.form != "json" and capture.form != endpoint.form:
             self.frames(capture, endpoint)  # (refuses what it cannot serve)
         key = (capture.id, endpoint.provider)

@@ -38,7 +38,7 @@ from ..response import (
     Usage,
 )
 
-__all__ = ["SCRIPTED", "reply", "response_events"]
+__all__ = ["SCRIPTED", "SIGNATURE_PREFIX", "reply", "response_events", "settled"]
 
 #: the ``provider`` of a scripted reply (no provider's: every wire re-encodes it)
 SCRIPTED = "scripted"
@@ -46,14 +46,47 @@ SCRIPTED = "scripted"
 ToolCallSpec = ToolCallBlock | Mapping[str, Any] | tuple[str, Any]
 
 
+#: the stand-in signature's fixed start: letters only, as all of it (see ``_signature``)
+SIGNATURE_PREFIX = "LlmRxScripted"
+
+
 def _signature(text: str) -> str:
-    """A stable stand-in for a provider's reasoning signature (the same text, the same one)."""
-    return "llm-rx-scripted-" + hashlib.sha256(text.encode()).hexdigest()[:32]
+    """A stable stand-in for a provider's reasoning signature (the same text, the same one).
+
+    It is valid base64 that reads back the same in either alphabet: letters and digits only
+    (no ``+/`` nor ``-_``), 48 characters (whole bytes, no padding). Real signatures are
+    base64, and google-genai holds ``thoughtSignature`` as the bytes it decodes to and writes
+    them back in its own alphabet: a ``-`` came back ``+``, a signature the next turn lost.
+    """
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return (SIGNATURE_PREFIX + digest)[:48]
+
+
+def _parsed(raw: str) -> Any:
+    try:
+        return orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _whole_call(block: ToolCallBlock, number: int) -> ToolCallBlock:
+    """``block`` with an id (``call_scripted_N``) and both forms of its arguments: the one a
+    test gave (``arguments``, or the ``raw_arguments`` string) makes the other, so every wire
+    carries them (some write the string, some the object)."""
+    update: dict[str, Any] = {} if block.id else {"id": f"call_scripted_{number}"}
+    given = block.model_fields_set
+    if isinstance(block.arguments, str) and not block.raw_arguments:
+        update |= {"arguments": _parsed(block.arguments), "raw_arguments": block.arguments}
+    elif block.raw_arguments and "arguments" not in given:
+        update["arguments"] = _parsed(block.raw_arguments)
+    elif not block.raw_arguments and block.arguments not in ({}, None):
+        update["raw_arguments"] = orjson.dumps(block.arguments).decode()
+    return block.model_copy(update=update) if update else block
 
 
 def _tool_call(spec: ToolCallSpec, number: int) -> ToolCallBlock:
     if isinstance(spec, ToolCallBlock):
-        return spec if spec.id else spec.model_copy(update={"id": f"call_scripted_{number}"})
+        return _whole_call(spec, number)
     if isinstance(spec, tuple):
         name, arguments = spec
         spec = {"name": name, "arguments": arguments}
@@ -62,12 +95,34 @@ def _tool_call(spec: ToolCallSpec, number: int) -> ToolCallBlock:
                         f"with a 'name', not {spec!r}")
     arguments = spec.get("arguments", {})
     raw = arguments if isinstance(arguments, str) else orjson.dumps(arguments).decode()
-    try:
-        parsed = orjson.loads(raw) if raw else {}
-    except orjson.JSONDecodeError:
-        parsed = None
     return ToolCallBlock(id=spec.get("id") or f"call_scripted_{number}", name=spec["name"],
-                         arguments=parsed, raw_arguments=raw)
+                         arguments=_parsed(raw), raw_arguments=raw)
+
+
+def settled(response: Response) -> Response:
+    """``response`` as the emulator writes it: each tool call with an id and both forms of
+    its arguments (a reply queued as JSON may give only one; see ``_whole_call``)."""
+    content: list[Block] = []
+    number = 0
+    for block in response.content:
+        if isinstance(block, ToolCallBlock):
+            number += 1
+            block = _whole_call(block, number)
+        content.append(block)
+    if all(new is old for new, old in zip(content, response.content, strict=True)):
+        return response
+    return response.model_copy(update={"content": content})
+
+
+def _usage(usage: Usage | Mapping[str, int | None] | None) -> Usage:
+    if isinstance(usage, Usage):
+        return usage
+    counts = [name for name in Usage.model_fields if name != "native"]
+    unknown = sorted(set(usage or {}) - {*counts, "native"})
+    if unknown:  # (a provider's own name would be a reply with no usage, silently)
+        raise ValueError(f"usage has no field {', '.join(map(repr, unknown))}; its fields "
+                         f"are {', '.join(counts)}")
+    return Usage.model_validate(dict(usage or {}))
 
 
 def reply(
@@ -82,8 +137,9 @@ def reply(
     """A reply written in a test: what the emulator's ``queue()`` answers the next request with.
 
     The blocks come in the order a model writes them: the reasoning, the text, then the tool
-    calls. A reasoning text gets a stable stand-in signature (the wires that require one,
-    Anthropic's and Bedrock's, then read it as signed; those with no place for it leave it out).
+    calls. A reasoning text gets a stable stand-in signature, valid base64 as real ones are
+    (the wires that require one, Anthropic's and Bedrock's, then read it as signed; those
+    with no place for it leave it out).
 
     Args:
         text: The answer's text (``None``: no text block).
@@ -91,7 +147,8 @@ def reply(
         tool_calls: Calls for the client to run: each a ``(name, arguments)`` pair, a dict
             with ``name``, ``arguments`` (an object, or the raw JSON string) and an optional
             ``id``, or a ``ToolCallBlock``. A call without an id gets ``call_scripted_N``.
-        usage: The token counts (a ``Usage`` or a dict of its fields); ``None``: none reported.
+        usage: The token counts (a ``Usage`` or a dict of its fields: another key, such as a
+            provider's ``prompt_tokens``, is a ``ValueError``); ``None``: none reported.
         stop: The canonical stop reason (pass ``"tool_use"`` for a turn that ends in calls).
         model: The served model's id.
 
@@ -104,7 +161,7 @@ def reply(
     if text is not None:
         content.append(TextBlock(text=text))
     content.extend(_tool_call(spec, number) for number, spec in enumerate(tool_calls, 1))
-    counts = usage if isinstance(usage, Usage) else Usage.model_validate(dict(usage or {}))
+    counts = _usage(usage)
     digest = hashlib.sha256(orjson.dumps([b.model_dump(mode="json") for b in content]))
     return Response(provider=SCRIPTED, model=model, id="scripted-" + digest.hexdigest()[:24],
                     content=content, stop_reason=stop, complete=True, usage=counts)

@@ -33,7 +33,7 @@ from ..read.reassemble import reassemble
 from ..response import Response
 from ._endpoints import Endpoint, find_endpoint, wants_stream
 from ._queue import scripted_pieces
-from ._scripted import reply
+from ._scripted import reply, settled
 
 if TYPE_CHECKING:
     from ._server import EmulatorThread
@@ -176,7 +176,7 @@ def check_client(server: EmulatorThread, client: Client, *,
     server's queue and standing fault are as they were after it."""
     from ._replies import target
 
-    script = script or default_script()
+    script = settled(script or default_script())
     verdict = Verdict()
     seen = server.emulator.journal.added
     plain = _run(server, client, script, None)

@@ -23,7 +23,9 @@ from openai.types.responses import Response as OpenAIResponse
 from websockets.sync.client import connect
 
 import llm_rx
+from llm_rx.response import ToolCallBlock
 from llm_rx.serve import EmulatorThread
+from llm_rx.serve._scripted import SIGNATURE_PREFIX
 from llm_rx.testing import reply
 
 from .replies import Reply
@@ -39,9 +41,35 @@ USAGE = (12, 7)
 MESSAGES: Any = [{"role": "user", "content": "weather?"}]
 
 
-def script(server: EmulatorThread, **extra: Any) -> None:
-    server.queue(reply(TEXT, tool_calls=[CALL], usage={"input_tokens": 12, "output_tokens": 7},
-                       stop="tool_use", **extra))
+# The ways a test writes the call: a (name, arguments) pair; a ToolCallBlock, or the canonical
+# JSON a client in another language queues, with ``arguments`` but no ``raw_arguments``, or
+# with ``raw_arguments`` but no ``arguments``: each keeps its arguments on every endpoint.
+CALLS: dict[str, Any] = {
+    "pair": CALL,
+    "block": ToolCallBlock(name=CALL[0], arguments=CALL[1]),
+    "json": {"type": "tool_call", "name": CALL[0], "arguments": CALL[1]},
+    "json-raw": {"type": "tool_call", "name": CALL[0], "raw_arguments": json.dumps(CALL[1])},
+}
+
+
+@pytest.fixture(params=sorted(CALLS))
+def call(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def script(server: EmulatorThread, call: str = "pair", **extra: Any) -> None:
+    usage = {"input_tokens": 12, "output_tokens": 7}
+    if call.startswith("json"):  # (as POST /_llm_rx/queue reads it)
+        text = [{"type": "text", "text": TEXT}]
+        thinking = extra.pop("thinking", None)
+        signed = reply(thinking=thinking).content if thinking else []
+        server.queue(llm_rx.Response.model_validate({
+            "provider": "scripted", "model": "scripted", "complete": True,
+            "stop_reason": "tool_use", "usage": usage,
+            "content": [*(b.model_dump(mode="json") for b in signed), *text, CALLS[call]],
+            **extra}))
+        return
+    server.queue(reply(TEXT, tool_calls=[CALLS[call]], usage=usage, stop="tool_use", **extra))
 
 
 def assert_scripted(got: Reply) -> None:
@@ -61,8 +89,8 @@ def oa(llm_rx_server: EmulatorThread) -> Iterator[openai.OpenAI]:
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_openai_chat_reads_a_scripted_reply(llm_rx_server: EmulatorThread, oa: openai.OpenAI,
-                                            stream: bool) -> None:
-    script(llm_rx_server)
+                                            stream: bool, call: str) -> None:
+    script(llm_rx_server, call)
     if stream:
         state = ChatCompletionStreamState()
         for chunk in oa.chat.completions.create(model="gpt-4o", messages=MESSAGES,
@@ -78,8 +106,9 @@ def test_openai_chat_reads_a_scripted_reply(llm_rx_server: EmulatorThread, oa: o
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_openai_responses_reads_a_scripted_reply(llm_rx_server: EmulatorThread,
-                                                 oa: openai.OpenAI, stream: bool) -> None:
-    script(llm_rx_server, thinking="The user wants the weather.")
+                                                 oa: openai.OpenAI, stream: bool,
+                                                 call: str) -> None:
+    script(llm_rx_server, call, thinking="The user wants the weather.")
     if stream:
         with oa.responses.stream(model="gpt-5", input="weather?") as events:
             response = events.get_final_response()
@@ -89,9 +118,9 @@ def test_openai_responses_reads_a_scripted_reply(llm_rx_server: EmulatorThread,
 
 
 def test_anthropic_messages_stream_reads_a_scripted_reply_with_signed_thinking(
-    llm_rx_server: EmulatorThread,
+    llm_rx_server: EmulatorThread, call: str,
 ) -> None:
-    script(llm_rx_server, thinking="The user wants the weather.")
+    script(llm_rx_server, call, thinking="The user wants the weather.")
     with anthropic.Anthropic(base_url=llm_rx_server.url, api_key="test",
                              max_retries=0) as client, client.messages.stream(
             model="claude-sonnet-5", max_tokens=100, messages=MESSAGES) as events:
@@ -100,12 +129,13 @@ def test_anthropic_messages_stream_reads_a_scripted_reply_with_signed_thinking(
     thinking = message.content[0]
     assert thinking.type == "thinking"
     assert thinking.thinking == "The user wants the weather."
-    assert thinking.signature.startswith("llm-rx-scripted-")
+    assert thinking.signature.startswith(SIGNATURE_PREFIX)
 
 
 @pytest.mark.parametrize("stream", [True, False])
-def test_genai_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: bool) -> None:
-    script(llm_rx_server)
+def test_genai_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: bool,
+                                      call: str) -> None:
+    script(llm_rx_server, call)
     with genai.Client(api_key="test", http_options={"base_url": llm_rx_server.url}) as client:
         if stream:
             chunks = list(client.models.generate_content_stream(model="gemini-3-pro",
@@ -116,8 +146,9 @@ def test_genai_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: boo
 
 
 @pytest.mark.parametrize("stream", [True, False])
-def test_ollama_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: bool) -> None:
-    script(llm_rx_server)
+def test_ollama_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: bool,
+                                       call: str) -> None:
+    script(llm_rx_server, call)
     client = ollama.Client(host=llm_rx_server.url)
     try:
         parts: Any = client.chat(model="llama4", messages=MESSAGES, stream=stream)
@@ -128,8 +159,8 @@ def test_ollama_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: bo
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_boto3_bedrock_reads_a_scripted_reply(llm_rx_server: EmulatorThread,
-                                              stream: bool) -> None:
-    script(llm_rx_server)
+                                              stream: bool, call: str) -> None:
+    script(llm_rx_server, call)
     client = boto3.client("bedrock-runtime", endpoint_url=llm_rx_server.url,
                           region_name="us-east-1", aws_access_key_id="test",
                           aws_secret_access_key="test")
@@ -152,8 +183,9 @@ def test_boto3_bedrock_reads_a_scripted_reply(llm_rx_server: EmulatorThread,
 
 
 @pytest.mark.parametrize("stream", [True, False])
-def test_cohere_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: bool) -> None:
-    script(llm_rx_server)
+def test_cohere_reads_a_scripted_reply(llm_rx_server: EmulatorThread, stream: bool,
+                                       call: str) -> None:
+    script(llm_rx_server, call)
     with cohere.ClientV2(api_key="test", base_url=llm_rx_server.url, max_retries=0) as client:
         if stream:
             got = cohere_reply(client.chat_stream(model="command-a", messages=MESSAGES))
@@ -234,6 +266,20 @@ def test_the_queue_and_journal_over_http(llm_rx_server: EmulatorThread) -> None:
         assert client.get("/_llm_rx/requests").json() == {"requests": []}
 
 
+def test_a_queued_reply_with_unknown_usage_keys_is_refused(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    scripted = reply("counted").model_dump(mode="json")
+    scripted["usage"] = {"prompt_tokens": 3, "completion_tokens": 1}
+    with httpx.Client(base_url=llm_rx_server.url, timeout=10) as client:
+        refused = client.post("/_llm_rx/queue", json={"replies": [scripted]})
+    assert refused.status_code == 400
+    assert "prompt_tokens" in refused.json()["error"]["message"]
+    assert len(llm_rx_server.emulator.script) == 0
+    with pytest.raises(ValueError, match="prompt_tokens"):
+        reply("counted", usage={"prompt_tokens": 3})
+
+
 def test_a_test_left_replies_queued(llm_rx_server: EmulatorThread) -> None:
     llm_rx_server.queue(reply("left over"))
     llm_rx_server.fault("malformed")
@@ -262,8 +308,9 @@ def test_a_scripted_stream_keeps_the_requested_pace(llm_rx_server: EmulatorThrea
     assert llm_rx.reassemble(body, "openai-chat").text == TEXT
 
 
-def test_a_scripted_reply_over_the_responses_websocket(llm_rx_server: EmulatorThread) -> None:
-    script(llm_rx_server, thinking="The user wants the weather.")
+def test_a_scripted_reply_over_the_responses_websocket(llm_rx_server: EmulatorThread,
+                                                       call: str) -> None:
+    script(llm_rx_server, call, thinking="The user wants the weather.")
     url = llm_rx_server.url.replace("http://", "ws://") + "/v1/responses"
     with connect(url, open_timeout=10, close_timeout=10) as ws:
         ws.send(json.dumps({"type": "response.create", "model": "gpt-5", "input": "hi"}))

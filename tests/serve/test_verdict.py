@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from google import genai
 
 import llm_rx
 from llm_rx import operators as lxo
@@ -114,3 +115,19 @@ def test_the_verdict_judges_the_reply_request_not_the_last_request(
     assert verdict.ok, str(verdict)
     assert verdict.runs == {"none": "returned complete",
                             "cut before the end": "returned incomplete"}
+
+
+def genai_client(server: EmulatorThread) -> llm_rx.Response:
+    """The Gemini client of the docs: google-genai's stream read by ``from_sdk``."""
+    with genai.Client(api_key="test", http_options={"base_url": server.url}) as client:
+        chunks = client.models.generate_content_stream(model="any", contents="Hi")
+        response: llm_rx.Response = llm_rx.from_sdk(chunks).pipe(lxo.to_response()).run()
+        return response
+
+
+def test_the_documented_gemini_client_passes(llm_rx_server: EmulatorThread) -> None:
+    # (google-genai reads thoughtSignature as base64 bytes: the stand-in signature must be
+    # base64 it gives back unchanged, or the verdict says the signature was dropped)
+    verdict = check_client(llm_rx_server, genai_client, faults=["cut before the end"])
+    assert verdict.ok, str(verdict)
+    assert verdict.runs["none"] == "returned complete"
