@@ -46,6 +46,11 @@ def from_sdk(
     non-stream reply (``ChatCompletion``, ``Message``, ...) is a ``TypeError`` at the call
     (read it with `llm_rx.from_native`).
 
+    An HTTP error the SDK raises while it is read (google-genai's ``ClientError`` for a 429,
+    ollama's ``ResponseError``) is the [`ProviderError`][llm_rx.ProviderError] the same reply
+    gives read from the wire: ``status``, ``retryable``, ``retry_after`` (the response's
+    ``Retry-After``); an error chunk it raises on mid-stream is the in-band error.
+
     ``idle_timeout`` bounds each wait for the next bytes, as `from_httpx` does, where llm-rx
     reads them: an openai or anthropic stream (sync or async, through its HTTP response)
     and any async stream. A sync google-genai, ollama or boto3 stream is read by the SDK's
