@@ -62,10 +62,13 @@ def source_failed(error: BaseException) -> LlmRxError:
     HTTP error status (google-genai's ``ClientError`` for a 429, ollama's ``ResponseError``,
     raised inside their iterators) is the [`ProviderError`][llm_rx.ProviderError] the same
     reply read from the wire gives (status, ``retryable``, ``retry_after``); one for an error
-    frame, the in-band error. Running out of memory is no cut stream: a ``MemoryError`` is
-    raised again as it is."""
+    frame, the in-band error. A typed error the byte source raised itself (a WebSocket
+    closed with its close code, its idle timeout) stands as it is. Running out of memory is
+    no cut stream: a ``MemoryError`` is raised again as it is."""
     if isinstance(error, MemoryError):
         raise error
+    if isinstance(error, LlmRxError):
+        return error
     told = sdk_error(error, now=time.time())
     if told is not None:
         if told is not error:
@@ -139,8 +142,9 @@ def decode_all(
                 chunk = next(iterator)
             except StopIteration:
                 break
-            except Exception as error:  # the byte source failed: a cut stream
-                raise source_failed(error) from error
+            except Exception as error:  # noqa: BLE001 - the byte source failed: a cut stream
+                failure = source_failed(error)  # (or its typed error: its own cause kept)
+                raise failure from failure.__cause__
             body.read(chunk)
         else:
             return
@@ -182,8 +186,9 @@ async def decode_all_async(
                 break
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # the byte source failed: a cut stream
-                raise source_failed(error) from error
+            except Exception as error:  # noqa: BLE001 - the byte source failed: a cut stream
+                failure = source_failed(error)  # (or its typed error: its own cause kept)
+                raise failure from failure.__cause__
             body.read(chunk)
         else:
             return
