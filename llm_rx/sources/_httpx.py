@@ -27,6 +27,7 @@ from ._engine import decode_all, decode_all_async, new_decoder, source_failed
 from ._held import Held
 from ._inflate import ainflated, inflated, inflater
 from ._nonstream import nonstream_events, wants_body
+from ._opening import awaited, opening
 from ._source import EventSource, Reading, read_through
 
 __all__ = ["from_httpx", "is_response"]
@@ -83,7 +84,7 @@ class _HttpxSource(EventSource):
         if not is_response(target):  # a factory: async when a loop runs and it gives an awaitable
             if not _loop_available(scheduler):
                 return self._read_sync(reading, scheduler, target)
-            opened = target()
+            opened = opening(target)
             if inspect.isawaitable(opened):
                 return self._read_async(reading, opened, scheduler)
             target = opened
@@ -103,7 +104,7 @@ class _HttpxSource(EventSource):
         return CompositeDisposable(schedule, Disposable(held.wake))
 
     def _consume(self, reading: Reading, opener: Callable[[], Any], held: Held) -> None:
-        response = opener()
+        response = opening(opener)
         if inspect.isawaitable(response):
             close_awaitable(response)
             raise TypeError("an async response factory needs a running event loop")
@@ -141,7 +142,7 @@ class _HttpxSource(EventSource):
         opened: list[Any] = []
 
         async def pump() -> None:
-            response = await target if inspect.isawaitable(target) else target
+            response = await awaited(target) if inspect.isawaitable(target) else target
             _check(response)
             opened.append(response)
             chunks: AsyncIterator[bytes] | None = None
@@ -364,7 +365,9 @@ def from_httpx(
 
     Args:
         response: A streamed ``httpx.Response`` or ``httpx2.Response``, sync or async, or a
-            callable that opens one (each subscription calls it: a retry re-sends).
+            callable that opens one (each subscription calls it: a retry re-sends); an HTTP
+            error the callable raises (openai's ``RateLimitError``, an SDK's own,
+            ``raise_for_status()``'s) is the `ProviderError` of that reply.
         provider: The provider id (or an alias); told from the response's content type and
             path, then its bytes, when ``None``.
         idle_timeout: Seconds without a byte after which the reply ends with a
