@@ -30,7 +30,7 @@ def retry_backoff(
     [`ProviderError`][llm_rx.ProviderError] for a 429, a 5xx, an overloaded provider), up to
     ``max_attempts`` subscriptions in all, waiting before each the longer of an exponential
     backoff with jitter and the error's ``retry_after`` (the provider's ``Retry-After``),
-    the latter capped at ``max_retry_after`` (60 s, as the openai and anthropic SDKs cap it).
+    the latter capped at ``max_retry_after`` (60 s, as the official SDKs cap it).
 
     ```text
     source:   -#            -#               -a-|          (# retryable, retry_after None)
