@@ -272,7 +272,7 @@ def test_every_sdks_own_http_error_reads_as_its_provider_error() -> None:
         bedrock = boto3.client(
             "bedrock-runtime", region_name="us-east-1", endpoint_url=running.url,
             aws_access_key_id="k", aws_secret_access_key="s",
-            config=Config(retries={"max_attempts": 1}))
+            config=Config(retries={"total_max_attempts": 1, "mode": "standard"}))
         with pytest.raises(ClientError) as raised:
             bedrock.converse_stream(modelId="m",
                                     messages=[{"role": "user", "content": [{"text": "hi"}]}])
