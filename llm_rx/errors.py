@@ -147,7 +147,8 @@ class ProviderError(LlmRxError):
     """The provider reported an error: inside the stream (HTTP 200, then an error frame), or
     as the HTTP response itself (a status of 400 or more with the provider's error body).
 
-    ``status`` is the HTTP status (``None`` for an in-band error); ``error_type``, ``code``
+    ``status`` is the HTTP status (or the one a Responses WebSocket ``error`` event names;
+    ``None`` for an in-band error); ``error_type``, ``code``
     and ``message`` are the provider's own words from its error body, where it gave them;
     ``request_id`` the provider's request id header; ``retryable`` whether the same request
     may succeed later (429, 408, 409, 5xx, an overloaded provider); ``raw`` the error body.
@@ -155,7 +156,7 @@ class ProviderError(LlmRxError):
     Args:
         message: What went wrong, in words.
         raw: The error frame or body (bytes are decoded as UTF-8, with replacements).
-        status: The HTTP status; ``None`` for an in-band error.
+        status: The HTTP status (a WebSocket error event's); ``None`` for an in-band error.
         error_type: The provider's error type (``rate_limit_error``, ...).
         code: The provider's error code.
         request_id: The provider's request id header.

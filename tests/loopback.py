@@ -35,7 +35,7 @@ def serving(body: bytes, content_type: str = "text/event-stream", chunk: int = 9
 
 @contextmanager
 def server(
-    body: bytes,
+    body: bytes | list[bytes],
     content_type: str = "text/event-stream",
     chunk: int = 97,
     *,
@@ -44,12 +44,13 @@ def server(
     drop_after: int | None = None,
     hold_after: int | None = None,
 ) -> Iterator[Server]:
-    """Serve ``body`` with ``status`` (a list: one per request in turn, the last repeated),
-    and extra ``headers``. ``drop_after=N`` closes the
+    """Serve ``body`` with ``status`` (each a list: one per request in turn, the last
+    repeated), and extra ``headers``. ``drop_after=N`` closes the
     connection after N body bytes without the end of the chunked body; ``hold_after=N``
     waits after N body bytes until ``release`` is set (at teardown at the latest)."""
     state = Server("")
     statuses = [status] if isinstance(status, int) else list(status)
+    bodies = [body] if isinstance(body, bytes) else list(body)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -85,6 +86,7 @@ def server(
 
         def _send(self) -> None:
             self.send_response(statuses.pop(0) if len(statuses) > 1 else statuses[0])
+            body = bodies.pop(0) if len(bodies) > 1 else bodies[0]
             self.send_header("Content-Type", content_type)
             for name, value in (headers or {}).items():
                 self.send_header(name, value)

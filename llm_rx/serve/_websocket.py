@@ -27,7 +27,7 @@ What each response sends and when is its plan's (``_plan.py``, with the medium
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -36,6 +36,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..wire.messages import MESSAGE_FRAMINGS, MessageFraming
 from ._app import CAPTURE_HEADER, Emulator
 from ._endpoints import find_endpoint
+from ._error_bodies import error_body
 from ._faults import FAULT_HEADER, parse_fault, parse_pace
 from ._journal import JournalEntry
 from ._limits import Refused as _Refused
@@ -68,6 +69,18 @@ def _journal(emulator: Emulator, websocket: WebSocket, message: str) -> None:
                                       dict(websocket.query_params)))
 
 
+def _refusal(framing: MessageFraming, status: int, message: str,
+             headers: Mapping[str, str]) -> str:
+    """The ``error`` message of a refused request: the error object the same status gets
+    over HTTP (a 429's ``rate_limit_exceeded``, a 5xx's ``server_error``; the specification
+    requires a ``code``: the type where HTTP gives none), with the headers that would have
+    gone with it (``retry-after``)."""
+    told, _ = error_body("openai-responses", status, message)
+    error = {**told["error"], **({"headers": dict(headers)} if headers else {})}
+    error["code"] = error.get("code") or error["type"]
+    return framing.refusal(status, error)
+
+
 async def _respond(websocket: WebSocket, framing: MessageFraming, steps: Iterator[Step],
                    stopping: asyncio.Event) -> Counter:
     """Performs one response's steps; how it ended (``errors`` for a refusal: the socket
@@ -75,8 +88,8 @@ async def _respond(websocket: WebSocket, framing: MessageFraming, steps: Iterato
     pacer: Pacer | None = None
     for step in steps:
         match step:
-            case Fail(status, message):
-                await websocket.send_text(framing.refusal(status, message))
+            case Fail(status, message, headers):
+                await websocket.send_text(_refusal(framing, status, message, headers))
                 return "errors"
             case Open():
                 pacer = Pacer(stopping)
@@ -121,7 +134,7 @@ async def responses_socket(websocket: WebSocket) -> None:
             try:
                 failed = refusal(fault)  # (a status answers every message, read or not)
                 if failed is not None:
-                    raise _Refused(failed.status, failed.message)
+                    raise _Refused(failed.status, failed.message, dict(failed.headers))
                 message = received.get("text")
                 if message is None:
                     raise _Refused(400, "binary messages are not supported: send each event "
@@ -131,7 +144,8 @@ async def responses_socket(websocket: WebSocket) -> None:
                           websocket.headers.get(CAPTURE_HEADER))
             except _Refused as refused:
                 emulator.stats.add("errors")
-                await websocket.send_text(framing.refusal(refused.status, refused.message))
+                await websocket.send_text(_refusal(framing, refused.status, refused.message,
+                                                   refused.headers))
                 continue
             ending = await _respond(websocket, framing,
                                     plan(ask, emulator, SocketMessages(framing)), stopping)

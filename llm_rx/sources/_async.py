@@ -18,7 +18,10 @@ from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import decode_all_async
 from ._source import EventSource, Reading, settle
 
-__all__ = ["NO_LOOP", "RUN_IN_LOOP", "check_async_chunks", "from_async_bytes", "read_async"]
+__all__ = [
+    "NO_LOOP", "RUN_IN_LOOP", "check_async_chunks", "from_async_bytes", "loop_for", "read_async",
+    "running_loop",
+]
 
 
 #: What ``.run()`` inside a running loop is told (it would block the loop the reading needs).
@@ -52,7 +55,7 @@ def read_async(
     starts and is cancelled on that loop's own thread). ``.run()`` called inside a running
     loop is a ``RuntimeError`` at once (see `RUN_IN_LOOP`), as is a subscription with no
     loop at all."""
-    loop = _loop_for(scheduler, caller)
+    loop = loop_for(scheduler, caller)
     started = False
     cancelled = False
     task: asyncio.Task[Any] | None = None
@@ -88,20 +91,20 @@ def read_async(
             on_cancel()
 
     def cancel() -> None:
-        if _running_loop() is loop:
+        if running_loop() is loop:
             cancel_here()
         elif not loop.is_closed():  # (a closed loop ran its tasks to their end already)
             loop.call_soon_threadsafe(cancel_here)
 
-    if _running_loop() is loop:
+    if running_loop() is loop:
         start()
     else:  # (from another thread, or before the loop runs: the loop's thread starts it)
         loop.call_soon_threadsafe(start, context=contextvars.copy_context())
     return Disposable(cancel)
 
 
-def _loop_for(scheduler: abc.SchedulerBase | None, caller: str) -> asyncio.AbstractEventLoop:
-    running = _running_loop()
+def loop_for(scheduler: abc.SchedulerBase | None, caller: str) -> asyncio.AbstractEventLoop:
+    running = running_loop()
     if running is not None and scheduler is not None and scheduler is _run_scheduler():
         raise RuntimeError(RUN_IN_LOOP.format(caller=caller))
     from reactivex.scheduler.eventloop import AsyncIOScheduler
@@ -123,7 +126,7 @@ def _run_scheduler() -> object:
 _NOTHING = object()
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
+def running_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
     except RuntimeError:  # (no loop runs in this thread)

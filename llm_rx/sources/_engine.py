@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextvars import ContextVar
 
@@ -17,6 +18,7 @@ from ..events import Event
 from ..wire.base import Decoder, TextFold
 from ..wire.providers import ProviderName
 from ..wire.registry import SniffingDecoder, make_decoder
+from ..wire.sdk_errors import sdk_error
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._body import BYTES_TYPES, BodyDecoding, as_bytes, decoded, flushed, wrong_chunk
 
@@ -56,10 +58,22 @@ def new_decoder(provider: ProviderName | None, max_frame: int = DEFAULT_MAX_FRAM
 def source_failed(error: BaseException) -> LlmRxError:
     """A byte source (a socket, a file) failed mid-stream: that is a cut stream; one that
     timed out waiting for bytes (``TimeoutError``, httpx's ``ReadTimeout``) is a
-    [`StreamTimeoutError`][llm_rx.StreamTimeoutError]. Running out of memory is no cut
-    stream: a ``MemoryError`` is raised again as it is."""
+    [`StreamTimeoutError`][llm_rx.StreamTimeoutError]. An official SDK's own error for an
+    HTTP error status (google-genai's ``ClientError`` for a 429, ollama's ``ResponseError``,
+    raised inside their iterators) is the [`ProviderError`][llm_rx.ProviderError] the same
+    reply read from the wire gives (status, ``retryable``, ``retry_after``); one for an error
+    frame, the in-band error. A typed error the byte source raised itself (a WebSocket
+    closed with its close code, its idle timeout) stands as it is. Running out of memory is
+    no cut stream: a ``MemoryError`` is raised again as it is."""
     if isinstance(error, MemoryError):
         raise error
+    if isinstance(error, LlmRxError):
+        return error
+    told = sdk_error(error, now=time.time())
+    if told is not None:
+        if told is not error:
+            told.__cause__ = error
+        return told
     words = f"{type(error).__name__}: {error}".rstrip(": ")
     failure: IncompleteStreamError
     if _timed_out(error):
@@ -128,8 +142,9 @@ def decode_all(
                 chunk = next(iterator)
             except StopIteration:
                 break
-            except Exception as error:  # the byte source failed: a cut stream
-                raise source_failed(error) from error
+            except Exception as error:  # noqa: BLE001 - the byte source failed: a cut stream
+                failure = source_failed(error)  # (or its typed error: its own cause kept)
+                raise failure from failure.__cause__
             body.read(chunk)
         else:
             return
@@ -171,8 +186,9 @@ async def decode_all_async(
                 break
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # the byte source failed: a cut stream
-                raise source_failed(error) from error
+            except Exception as error:  # noqa: BLE001 - the byte source failed: a cut stream
+                failure = source_failed(error)  # (or its typed error: its own cause kept)
+                raise failure from failure.__cause__
             body.read(chunk)
         else:
             return

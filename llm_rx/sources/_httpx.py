@@ -7,10 +7,7 @@ Neither package is imported: a response is told by its attributes (``status_code
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
-import socket
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -27,8 +24,10 @@ from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._async import read_async
 from ._engine import decode_all, decode_all_async, new_decoder, source_failed
+from ._held import Held
 from ._inflate import ainflated, inflated, inflater
 from ._nonstream import nonstream_events, wants_body
+from ._opening import awaited, opening
 from ._source import EventSource, Reading, read_through
 
 __all__ = ["from_httpx", "is_response"]
@@ -69,35 +68,6 @@ def _set_read_timeout(response: Any, seconds: float | None) -> None:
         timeouts["read"] = seconds
 
 
-class _Held:
-    """The response a sync reading is reading, so that disposing from another thread can
-    wake a read blocked on it: closing a socket does not wake a thread blocked in ``recv``,
-    shutting it down does (the reading then closes the response itself)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._response: Any = None
-
-    def hold(self, response: Any) -> None:
-        with self._lock:
-            self._response = response
-
-    def release(self) -> None:
-        with self._lock:  # (after this, its connection may serve another request: let it be)
-            self._response = None
-
-    def wake(self) -> None:
-        with self._lock:
-            if self._response is None:
-                return
-            stream = getattr(self._response, "extensions", {}).get("network_stream")
-            info = getattr(stream, "get_extra_info", None)
-            sock = info("socket") if info is not None else None
-            if isinstance(sock, socket.socket):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-
-
 class _HttpxSource(EventSource):
     """Events from a streamed response (or a callable opening one per subscription); the
     response is closed when the reading ends, fails or is disposed."""
@@ -114,7 +84,7 @@ class _HttpxSource(EventSource):
         if not is_response(target):  # a factory: async when a loop runs and it gives an awaitable
             if not _loop_available(scheduler):
                 return self._read_sync(reading, scheduler, target)
-            opened = target()
+            opened = opening(target)
             if inspect.isawaitable(opened):
                 return self._read_async(reading, opened, scheduler)
             target = opened
@@ -125,7 +95,7 @@ class _HttpxSource(EventSource):
     def _read_sync(
         self, reading: Reading, scheduler: abc.SchedulerBase | None, opener: Callable[[], Any]
     ) -> abc.DisposableBase:
-        held = _Held()
+        held = Held()
 
         def run(_: abc.SchedulerBase, __: Any = None) -> None:
             read_through(reading, lambda: self._consume(reading, opener, held))
@@ -133,8 +103,8 @@ class _HttpxSource(EventSource):
         schedule = (scheduler or CurrentThreadScheduler.singleton()).schedule(run)
         return CompositeDisposable(schedule, Disposable(held.wake))
 
-    def _consume(self, reading: Reading, opener: Callable[[], Any], held: _Held) -> None:
-        response = opener()
+    def _consume(self, reading: Reading, opener: Callable[[], Any], held: Held) -> None:
+        response = opening(opener)
         if inspect.isawaitable(response):
             close_awaitable(response)
             raise TypeError("an async response factory needs a running event loop")
@@ -172,7 +142,7 @@ class _HttpxSource(EventSource):
         opened: list[Any] = []
 
         async def pump() -> None:
-            response = await target if inspect.isawaitable(target) else target
+            response = await awaited(target) if inspect.isawaitable(target) else target
             _check(response)
             opened.append(response)
             chunks: AsyncIterator[bytes] | None = None
@@ -231,11 +201,22 @@ def close_awaitable(value: Any) -> None:
         close()
 
 
+def _holds_body(response: Any) -> bool:
+    """Whether the response holds its whole body, read already (``client.post()`` without
+    ``stream=True``, a ``MockTransport`` reply, an error body someone read to log it): its
+    ``iter_bytes`` / ``aiter_bytes`` then give those bytes (decoded), not the socket's."""
+    try:
+        return isinstance(response.content, (bytes, bytearray))
+    except Exception:  # noqa: BLE001 - httpx's ResponseNotRead (a streamed body, not read)
+        return False
+
+
 def _refuse_read(response: Any) -> None:
-    """A response whose body was read already (a second subscription to one response) fails
-    with the response package's own ``StreamConsumed`` (a ``RuntimeError``), as reading its
-    body again with httpx does: it is no cut stream."""
-    if getattr(response, "is_stream_consumed", False) is not True:
+    """A response whose body was streamed already (a second subscription to one streamed
+    response) fails with the response package's own ``StreamConsumed`` (a ``RuntimeError``),
+    as reading its body again with httpx does: it is no cut stream. A response that holds
+    its body is read from what it holds."""
+    if getattr(response, "is_stream_consumed", False) is not True or _holds_body(response):
         return
     try:
         next(iter(response.iter_raw()))  # (httpx raises its StreamConsumed before any read)
@@ -264,9 +245,10 @@ def _body_reads(response: Any, raw: str, decoded: str) -> Any:
     content decoder less per read) where that is what ``iter_bytes`` gives, a body with no
     ``Content-Encoding`` (or ``identity``); a gzip or deflate body inflated here in bounded
     pieces (so ``max_frame`` stops a compression bomb); else decoded by the client. The
-    shortcut obeys ``fast_paths(False)``."""
+    shortcut obeys ``fast_paths(False)``. A response that holds its body (read already)
+    gives what it holds, decoded by the client when it read it."""
     encoding = (response.headers.get("content-encoding") or "identity").strip().lower()
-    if not hasattr(response, raw):
+    if not hasattr(response, raw) or _holds_body(response):
         return getattr(response, decoded)()
     inflate = inflater(encoding)
     if inflate is not None:
@@ -375,12 +357,17 @@ def from_httpx(
 
     A non-stream body larger than ``max_frame`` (its decoded size: a gzip or deflate body is
     inflated here, 64 KiB at a time) is a `FrameTooLargeError` as soon as it grows past it.
-    A response is read once: a second subscription fails with the client's own
-    ``StreamConsumed`` (a ``RuntimeError``), not with a cut-stream error.
+    A streamed response is read once: a second subscription fails with the client's own
+    ``StreamConsumed`` (a ``RuntimeError``), not with a cut-stream error. A response that
+    was read already (``client.post()`` without ``stream=True``, httpx's ``MockTransport``,
+    an error body read to log it) is read from the bytes it holds: the same events as a
+    streamed read, on every subscription.
 
     Args:
         response: A streamed ``httpx.Response`` or ``httpx2.Response``, sync or async, or a
-            callable that opens one (each subscription calls it: a retry re-sends).
+            callable that opens one (each subscription calls it: a retry re-sends); an HTTP
+            error the callable raises (openai's ``RateLimitError``, an SDK's own,
+            ``raise_for_status()``'s) is the `ProviderError` of that reply.
         provider: The provider id (or an alias); told from the response's content type and
             path, then its bytes, when ``None``.
         idle_timeout: Seconds without a byte after which the reply ends with a

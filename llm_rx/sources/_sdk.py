@@ -7,18 +7,23 @@ each chunk is written back in its wire form and read by the same decoder. No SDK
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from reactivex import Observable
+import reactivex
+from reactivex import Observable, abc
+from reactivex import operators as ops
 
 from ..events import Event
 from ..wire.providers import ProviderName
 from ..wire.sdk import already_read, boto_event_stream, chunk_framer, wrapped_http_response
 from ..wire.sse import DEFAULT_MAX_FRAME
-from ._async import _AsyncSource
+from ._async import _AsyncSource, loop_for, running_loop
 from ._bytes import _BytesSource
-from ._httpx import from_httpx
+from ._httpx import close_awaitable, from_httpx
+from ._opening import awaited, opening
 
 __all__ = ["from_sdk"]
 
@@ -46,6 +51,17 @@ def from_sdk(
     non-stream reply (``ChatCompletion``, ``Message``, ...) is a ``TypeError`` at the call
     (read it with `llm_rx.from_native`).
 
+    Or the call itself, as a callable (``lambda: client.chat.completions.create(...,
+    stream=True)``, an async client's too): each subscription makes it and reads the stream
+    it gives (a retry re-sends), so an HTTP error the SDK raises at the call (openai's and
+    anthropic's ``RateLimitError``, boto3's ``ClientError``) reaches the observable too.
+
+    An HTTP error the SDK raises, at the call or while it is read (google-genai's
+    ``ClientError`` for a 429, ollama's ``ResponseError``), is the
+    [`ProviderError`][llm_rx.ProviderError] the same reply gives read from the wire:
+    ``status``, ``retryable``, ``retry_after`` (the response's ``Retry-After``); an error
+    chunk it raises on mid-stream is the in-band error.
+
     ``idle_timeout`` bounds each wait for the next bytes, as `from_httpx` does, where llm-rx
     reads them: an openai or anthropic stream (sync or async, through its HTTP response)
     and any async stream. A sync google-genai, ollama or boto3 stream is read by the SDK's
@@ -53,7 +69,9 @@ def from_sdk(
     a ``ValueError`` at the call (set the SDK client's own timeout instead).
 
     Args:
-        sdk_stream: What an official SDK's streaming call returned (see above).
+        sdk_stream: What an official SDK's streaming call returned (see above), or a
+            callable making that call (each subscription calls it; an async client's call
+            is awaited on the running loop, or the loop of an ``AsyncIOScheduler``).
         provider: The provider id (or an alias); told from the SDK object when ``None``.
         idle_timeout: Seconds without a byte (a chunk) after which the reply ends with a
             `StreamTimeoutError` (``None``: no limit).
@@ -64,6 +82,9 @@ def from_sdk(
     """
     if isinstance(sdk_stream, (bytes, bytearray, memoryview, str)):
         raise TypeError("from_sdk() takes an SDK's stream object; for a body use from_bytes()")
+    if callable(sdk_stream) and not any(
+            hasattr(sdk_stream, name) for name in ("__iter__", "__aiter__", "__next__")):
+        return _calling(sdk_stream, provider, idle_timeout, max_frame)
     if hasattr(sdk_stream, "__enter__") and type(sdk_stream).__name__.endswith("Manager"):
         raise TypeError(
             "from_sdk() takes the stream a stream manager gives: "
@@ -100,6 +121,35 @@ def from_sdk(
         "from_sdk() takes a stream from the openai, anthropic, google-genai, ollama or boto3 "
         f"SDK; got {type(sdk_stream).__name__}"
     )
+
+
+def _calling(
+    call: Callable[[], Any], provider: ProviderName | None, idle_timeout: float | None,
+    max_frame: int,
+) -> Observable[Event]:
+    """``from_sdk(call)``: each subscription makes the streaming call (``call()``, or the
+    awaitable it returns awaited on the loop) and reads the stream it gives; an HTTP error
+    the call raises is the `ProviderError` of that reply."""
+
+    def read(stream: Any) -> Observable[Event]:
+        return from_sdk(stream, provider, idle_timeout=idle_timeout, max_frame=max_frame)
+
+    def subscribe_to(scheduler: abc.SchedulerBase) -> Observable[Event]:
+        made = opening(call)
+        if not inspect.isawaitable(made):
+            return read(made)
+        try:
+            loop = loop_for(scheduler, "from_sdk() with an async call")
+        except RuntimeError:
+            close_awaitable(made)
+            raise
+        pending = awaited(made)
+        if running_loop() is loop:
+            return reactivex.from_future(loop.create_task(pending)).pipe(ops.flat_map(read))
+        later = asyncio.run_coroutine_threadsafe(pending, loop)  # (the scheduler's loop)
+        return reactivex.from_future(later).pipe(ops.flat_map(read))
+
+    return reactivex.defer(subscribe_to)
 
 
 def _no_idle_timeout(idle_timeout: float | None, sdk: str) -> None:

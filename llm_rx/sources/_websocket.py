@@ -6,7 +6,9 @@ The socket is the client's, already open and already sent its ``response.create`
 ``client.responses.connect()`` connection (its raw messages), or anything with a ``recv()``
 that gives one message. Messages are read up to the response's terminal event and no
 further: the socket stays open for the next ``response.create``. A socket that closes before
-that event is a cut stream: the reply is ``interrupted`` (``IncompleteStreamError``).
+that event is a cut stream: the reply is ``interrupted`` (``IncompleteStreamError``, its
+message naming the close code and reason the server sent). With ``idle_timeout``, a wait of
+more than that many seconds for the next message is a ``StreamTimeoutError``.
 
 A reading stopped before the terminal event (disposed: ``take(3)``, ``take_until``, a
 ``break`` out of ``to_aiter``; or failed) closes the socket: the rest of that response would
@@ -23,12 +25,14 @@ from typing import Any
 
 from reactivex import Observable
 
+from ..errors import IncompleteStreamError
 from ..events import Event
 from ..wire.messages import MESSAGE_FRAMINGS, MessageFraming
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
-from ._async import from_async_bytes
+from ._async import _AsyncSource
 from ._bytes import from_bytes
+from ._watch import Watch
 
 __all__ = ["from_websocket"]
 
@@ -52,21 +56,37 @@ def _receiver(ws: Any) -> Callable[[], Any]:
     return recv  # type: ignore[no-any-return]
 
 
-def _sync_messages(ws: Any, recv: Callable[[], Any], framing: MessageFraming
-                   ) -> Iterator[bytes]:
+def _cut(error: BaseException) -> IncompleteStreamError:
+    """The socket closed before the response's terminal event: a cut stream, saying the close
+    code and reason the server sent (``websockets``' ``ConnectionClosed.rcvd``; the reason
+    is the server's text: quoted)."""
+    frame = getattr(error, "rcvd", None) or getattr(error, "sent", None)
+    code, reason = getattr(frame, "code", None), getattr(frame, "reason", None)
+    if isinstance(code, int):
+        words = f"close code {code}" + (f", reason {reason!r}" if reason else "")
+    else:
+        words = f"{type(error).__name__}: {error!s}".rstrip(": ")
+    return IncompleteStreamError(
+        f"the WebSocket closed before the response's terminal event ({words})")
+
+
+def _sync_messages(ws: Any, recv: Callable[[], Any], framing: MessageFraming,
+                   idle_timeout: float | None) -> Iterator[bytes]:
     closed, ended = _closed(), False
+    watch = Watch(recv, idle_timeout, lambda: _close(ws, closed))
     try:
         while True:
             try:
-                message = recv()
-            except closed:
-                ended = True
-                return  # (a closed socket: the decoder reads a cut stream)
+                message = watch.recv()
+            except closed as error:
+                ended = True  # (closed: nothing to drain)
+                raise watch.timed_out() or _cut(error) from error
             ended = framing.last(message)
             yield framing.frame(message)
             if ended:
                 return
     finally:
+        watch.stop()
         if not ended:  # (stopped before the terminal event: the rest would be read as the
             _close(ws, closed)  # next response's, so the socket closes and what it had
             with contextlib.suppress(*closed):  # received is dropped)
@@ -81,9 +101,9 @@ async def _async_messages(ws: Any, recv: Callable[[], Any], framing: MessageFram
         while True:
             try:
                 message = await recv()
-            except closed:
+            except closed as error:
                 ended = True
-                return
+                raise _cut(error) from error
             ended = framing.last(message)
             yield framing.frame(message)
             if ended:
@@ -113,13 +133,15 @@ def _close(ws: Any, closed: tuple[type[BaseException], ...]) -> Any:
 class _Messages:
     """The next response's messages as SSE pieces, read anew by each subscription."""
 
-    def __init__(self, ws: Any, recv: Callable[[], Any], framing: MessageFraming) -> None:
+    def __init__(self, ws: Any, recv: Callable[[], Any], framing: MessageFraming,
+                 idle_timeout: float | None) -> None:
         self._ws = ws
         self._recv = recv
         self._framing = framing
+        self._idle_timeout = idle_timeout
 
     def __iter__(self) -> Iterator[bytes]:
-        return _sync_messages(self._ws, self._recv, self._framing)
+        return _sync_messages(self._ws, self._recv, self._framing, self._idle_timeout)
 
     def __aiter__(self) -> AsyncIterator[bytes]:
         return _async_messages(self._ws, self._recv, self._framing)
@@ -129,6 +151,7 @@ def from_websocket(
     ws: Any,
     provider: ProviderName = "openai-responses",
     *,
+    idle_timeout: float | None = None,
     max_frame: int = DEFAULT_MAX_FRAME,
 ) -> Observable[Event]:
     """Events of the next response on ``ws`` (a WebSocket its ``response.create`` was sent
@@ -138,12 +161,22 @@ def from_websocket(
     ``response.create``. Disposing before the response's terminal event closes the socket
     (its unread messages would be taken for the next response's).
 
+    A socket closed before the terminal event is an `IncompleteStreamError` naming the
+    close code and reason the server sent (``close code 1011, reason 'overloaded'``; the
+    ``websockets`` exception is its ``__cause__``). With ``idle_timeout``, a wait of more
+    than that many seconds for the next message ends the reply with a `StreamTimeoutError`
+    (after what arrived) and closes the socket, as disposing does: a sync connection is
+    given the limit as its ``recv(timeout=)`` (``websockets``), else (the openai SDK's
+    connection) is closed from a timer thread; an asyncio one's wait is bounded on the loop.
+
     Args:
         ws: The open connection: ``websockets`` sync or asyncio, the openai SDK's
             ``client.responses.connect()`` connection, or anything whose ``recv()`` gives
             one message.
         provider: The provider id of the messages (the one with a WebSocket mode:
             ``openai-responses``).
+        idle_timeout: Seconds without a message after which the reply ends with a
+            `StreamTimeoutError` (``None``: no limit).
         max_frame: The largest event accepted, in bytes; a larger one is a
             `FrameTooLargeError`.
 
@@ -155,8 +188,11 @@ def from_websocket(
     if framing is None:
         raise ValueError(f"no WebSocket mode for {provider!r}; available: "
                          f"{', '.join(sorted(MESSAGE_FRAMINGS))}")
+    if idle_timeout is not None and not idle_timeout > 0:
+        raise ValueError(f"idle_timeout must be a number of seconds > 0, not {idle_timeout!r}")
     recv = _receiver(ws)
-    messages = _Messages(ws, recv, framing)
     if inspect.iscoroutinefunction(recv):
-        return from_async_bytes(messages, provider, max_frame=max_frame)
-    return from_bytes(messages, provider, max_frame=max_frame)
+        return _AsyncSource(_Messages(ws, recv, framing, None), provider, max_frame,
+                            "from_websocket() on an asyncio connection", idle_timeout)
+    return from_bytes(_Messages(ws, recv, framing, idle_timeout), provider,
+                      max_frame=max_frame)

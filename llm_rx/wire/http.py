@@ -118,20 +118,32 @@ def http_error(
     )
 
 
-def in_band_error(message: str, raw: str | bytes | None, error: object) -> ProviderError:
+def in_band_error(
+    message: str, raw: str | bytes | None, error: object, *, status: int | None = None
+) -> ProviderError:
     """The :class:`ProviderError` for an error frame inside a stream (HTTP 200): the
     provider's ``type`` and ``code`` from its error object (or the exception name, for
     Bedrock), and whether it is worth trying again (Anthropic ``overloaded_error``, a rate
-    limit, a server error)."""
+    limit, a server error). ``status`` is the HTTP status a frame names for itself (a
+    Responses WebSocket ``error`` event's): retryable as that status over HTTP is, with the
+    wait its error's ``headers`` give (``retry-after`` in seconds, ``retry-after-ms``)."""
     fields = _fields_of({"error": error}) if isinstance(error, (dict, str)) else {}
     if isinstance(error, str) and error.endswith("Exception"):  # (Bedrock's exception name)
         fields = {"type": error}
     error_type, code = fields.get("type"), fields.get("code")
-    return ProviderError(
-        message, raw, error_type=error_type, code=code,
-        retryable=error_type in _RETRYABLE_TYPES or _retryable_code(code),
-        retry_after=_retry_delay(error) if isinstance(error, dict) else None,
-    )
+    retryable = error_type in _RETRYABLE_TYPES or _retryable_code(code)
+    wait = None
+    if isinstance(error, dict):
+        told = error.get("headers")
+        headers = ({str(key).lower(): str(value) for key, value in told.items()}
+                   if isinstance(told, dict) else {})
+        wait = _retry_delay(error)
+        wait = _wait_in(headers) if wait is None else wait
+        if status is not None:
+            retryable = _retryable(status, error_type, headers.get("x-should-retry")) or (
+                retryable and headers.get("x-should-retry") != "false")
+    return ProviderError(message, raw, status=status, error_type=error_type, code=code,
+                         retryable=retryable, retry_after=wait)
 
 
 def retry_after(headers: Mapping[str, str], now: float) -> float | None:
@@ -140,15 +152,12 @@ def retry_after(headers: Mapping[str, str], now: float) -> float | None:
     seconds or as an HTTP date (counted from ``now``: the caller's clock, seconds since the
     epoch; the wire formats read none); never negative; ``None`` when neither is there or
     readable."""
-    millis = _number(headers.get("retry-after-ms"))
-    if millis is not None:
-        return millis / 1000
+    seconds = _wait_in(headers)
+    if seconds is not None:
+        return seconds
     value = (headers.get("retry-after") or "").strip()
     if not value:
         return None
-    seconds = _number(value)
-    if seconds is not None:
-        return seconds
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
@@ -156,6 +165,14 @@ def retry_after(headers: Mapping[str, str], now: float) -> float | None:
     if when.tzinfo is None:  # (an HTTP date is GMT)
         return None
     return max(0.0, when.timestamp() - now)
+
+
+def _wait_in(headers: Mapping[str, str]) -> float | None:
+    """The wait ``retry-after-ms`` or a ``retry-after`` in seconds gives (not a date)."""
+    millis = _number(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    return _number((headers.get("retry-after") or "").strip() or None)
 
 
 def _number(value: str | None) -> float | None:

@@ -11,6 +11,9 @@ for a request it refused, or an in-band error): what :meth:`MessageFraming.last`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import orjson
 
 __all__ = ["MESSAGE_FRAMINGS", "MessageFraming"]
@@ -35,13 +38,12 @@ class MessageFraming:
             return []
         return [data.decode("utf-8", "replace")]
 
-    def refusal(self, status: int, message: str) -> str:
+    def refusal(self, status: int, error: Mapping[str, Any]) -> str:
         """The error message of a request the server refused (the specification's
-        ``WebSocketErrorEvent``); the socket stays open."""
-        kind = "not_found" if status == 404 else "invalid_request_error" if status < 500 \
-            else "server_error"
-        return orjson.dumps({"type": "error", "status": status, "error": {
-            "type": kind, "code": kind, "message": message, "param": None}}).decode()
+        ``WebSocketErrorEvent``): its HTTP ``status`` and ``error`` object (``type``,
+        ``code``, ``message``, ``param``; the ``headers`` that would have gone with the
+        status, such as ``retry-after``); the socket stays open."""
+        return orjson.dumps({"type": "error", "status": status, "error": dict(error)}).decode()
 
     def frame(self, message: str | bytes) -> bytes:
         """The SSE event of one message (its JSON as the ``data:`` line)."""

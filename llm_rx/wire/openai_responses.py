@@ -281,11 +281,13 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         raise in_band_error(error_message(error, "the response failed"), raw, error)
 
     def _error(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        status = frame.get("status")  # (a WebSocket error event's HTTP status)
+        status = status if type(status) is int else None
         nested = frame.get("error")
         if isinstance(nested, dict):
-            raise in_band_error(error_message(nested), raw, nested)
+            raise in_band_error(error_message(nested), raw, nested, status=status)
         flat = {**frame, "type": None}
-        raise in_band_error(error_message(flat), raw, flat)
+        raise in_band_error(error_message(flat), raw, flat, status=status)
 
     # -- items -----------------------------------------------------------------------------
 

@@ -118,6 +118,88 @@ def test_retry_backoff_does_not_retry_after_items_passed() -> None:
 def test_retry_backoff_refuses_no_attempts() -> None:
     with pytest.raises(ValueError):
         lxo.retry_backoff(max_attempts=0)
+    with pytest.raises(ValueError, match="max_retry_after"):
+        lxo.retry_backoff(max_retry_after=-1)
+
+
+# -- the provider's wait capped, and the giving up said -------------------------------------------
+
+
+def test_retry_backoff_caps_a_providers_retry_after_at_60_seconds() -> None:
+    # bug class: a Retry-After of an hour held the pipeline for an hour
+    times, out = _attempts([_limited(retry_after=3600.0)], base_delay=0.5)
+    assert out == ["ok", "completed"]
+    assert times[1] - times[0] == pytest.approx(60.0)
+
+
+def test_retry_backoff_max_retry_after_sets_the_cap() -> None:
+    times, _ = _attempts([_limited(retry_after=3600.0)], max_retry_after=120.0)
+    assert times[1] - times[0] == pytest.approx(120.0)
+    times, _ = _attempts([_limited(retry_after=3600.0)], max_retry_after=0.0, base_delay=1.0)
+    assert 0.75 <= times[1] - times[0] <= 1.0  # (only the backoff is left)
+
+
+def test_retry_backoff_a_retry_after_under_the_cap_is_honoured_past_max_delay() -> None:
+    times, _ = _attempts([_limited(retry_after=45.0)], max_delay=30.0)
+    assert times[1] - times[0] == pytest.approx(45.0)
+
+
+def test_retry_backoff_says_it_gave_up_after_its_attempts_and_what_it_capped() -> None:
+    errors = [_limited(retry_after=3600.0), _limited(), _limited()]
+    times, out = _attempts(errors, max_attempts=3, base_delay=1.0)
+    assert len(times) == 3
+    assert out == [errors[2]]
+    [note] = errors[2].__notes__
+    assert note.startswith("retry_backoff gave up at attempt 3: all 3 attempts (max_attempts) "
+                           "failed")
+    assert "the provider asked to wait 3600 s before attempt 2; waited 60 s (max_retry_after)" \
+        in note
+
+
+def test_retry_backoff_says_why_it_stopped_on_an_error_not_retryable() -> None:
+    refused = ProviderError("bad request", status=400, retryable=False)
+    times, out = _attempts([_limited(), refused])
+    assert len(times) == 2
+    assert out == [refused]
+    assert refused.__notes__ == ["retry_backoff gave up at attempt 2: this error is not "
+                                 "retryable"]
+
+
+def test_retry_backoff_adds_no_note_when_nothing_was_retried() -> None:
+    refused = ProviderError("bad request", status=400, retryable=False)
+    _, out = _attempts([refused])
+    assert out == [refused]
+    assert not hasattr(refused, "__notes__")
+    single = _limited()
+    _, out = _attempts([single], max_attempts=1)
+    assert out == [single]
+    assert not hasattr(single, "__notes__")
+
+
+def test_retry_backoff_says_it_did_not_retry_after_items_passed() -> None:
+    failure = _limited()
+    out: list[Any] = []
+    scheduler = TestScheduler()
+    reactivex.defer(lambda _: reactivex.concat(reactivex.of("a"), reactivex.throw(failure))).pipe(
+        lxo.retry_backoff()).subscribe(out.append, out.append, scheduler=scheduler)
+    scheduler.start()
+    assert out == ["a", failure]
+    assert "already passed items downstream" in failure.__notes__[0]
+
+
+def test_retry_backoff_the_note_reaches_the_error_run_raises() -> None:
+    with server(b'{"error": {"type": "rate_limit_error", "message": "slow down"}}',
+                "application/json", status=429, headers={"Retry-After": "0"}) as running, \
+            httpx.Client() as client:
+        def open_reply() -> httpx.Response:
+            request = client.build_request("POST", f"{running.url}/v1/messages")
+            return client.send(request, stream=True)
+
+        with pytest.raises(ProviderError) as raised:
+            llm_rx.from_httpx(open_reply).pipe(
+                lxo.to_response(), lxo.retry_backoff(max_attempts=2, base_delay=0.0)).run()
+    assert len(running.paths) == 2
+    assert "all 2 attempts (max_attempts) failed" in raised.value.__notes__[0]
 
 
 # -- retry_after from what the provider said ---------------------------------------------------
