@@ -20,12 +20,13 @@ from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import CurrentThreadScheduler
 
 from .. import speed
-from ..errors import FrameTooLargeError
+from ..errors import LlmRxError
 from ..events import Event
 from ..wire.http import ERROR_BODY_LIMIT, http_error, provider_from_http
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._async import read_async
+from ._body import body_too_large
 from ._engine import decode_all, decode_all_async, new_decoder, source_failed
 from ._inflate import ainflated, inflated, inflater
 from ._nonstream import nonstream_events, wants_body
@@ -158,7 +159,7 @@ class _HttpxSource(EventSource):
                 return
             decode_all(
                 new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped,
-                reading.fold,
+                reading.fold, self._max_frame,
             )
         finally:
             held.release()
@@ -190,7 +191,7 @@ class _HttpxSource(EventSource):
                     return
                 await decode_all_async(
                     new_decoder(provider, self._max_frame), chunks, reading.emit,
-                    reading.stopped, self._idle_timeout, reading.fold,
+                    reading.stopped, self._idle_timeout, reading.fold, self._max_frame,
                 )
             finally:
                 if chunks is not None and hasattr(chunks, "aclose"):
@@ -262,9 +263,10 @@ def _check(response: object) -> None:
 def _body_reads(response: Any, raw: str, decoded: str) -> Any:
     """The body's reads: as they came (``iter_raw`` / ``aiter_raw``, one generator and a
     content decoder less per read) where that is what ``iter_bytes`` gives, a body with no
-    ``Content-Encoding`` (or ``identity``); a gzip or deflate body inflated here in bounded
-    pieces (so ``max_frame`` stops a compression bomb); else decoded by the client. The
-    shortcut obeys ``fast_paths(False)``."""
+    ``Content-Encoding`` (or ``identity``); a gzip, deflate, br or zstd body (or one of
+    several of these codings) inflated here in bounded pieces (so ``max_frame`` stops a
+    compression bomb, `llm_rx.sources._inflate`); else decoded by the client. The shortcut
+    obeys ``fast_paths(False)``."""
     encoding = (response.headers.get("content-encoding") or "identity").strip().lower()
     if not hasattr(response, raw):
         return getattr(response, decoded)()
@@ -298,11 +300,6 @@ def _head(chunks: Iterator[bytes]) -> bytes:
     return b"".join(pieces)[:ERROR_BODY_LIMIT]
 
 
-def _too_large(limit: int) -> FrameTooLargeError:
-    return FrameTooLargeError(f"the non-stream body grew past max_frame ({limit} bytes, "
-                              "decoded): refused while it arrived")
-
-
 def _whole(chunks: Iterator[bytes], limit: int) -> bytes:
     """A whole non-stream body, refused (`FrameTooLargeError`) as soon as its decoded size
     passes ``limit``; a body cut short is a cut stream."""
@@ -312,9 +309,9 @@ def _whole(chunks: Iterator[bytes], limit: int) -> bytes:
         for piece in chunks:
             size += len(piece)
             if size > limit:
-                raise _too_large(limit)
+                raise body_too_large(limit, b"".join(pieces[:1]) or piece)
             pieces.append(piece)
-    except FrameTooLargeError:
+    except LlmRxError:  # (too large; a coding that cannot be read)
         raise
     except Exception as error:  # the byte source failed
         raise source_failed(error) from error
@@ -338,10 +335,13 @@ async def _ahead(
                     break
             size += len(piece)
             if whole and size > limit:
-                raise _too_large(limit)
+                raise body_too_large(limit, b"".join(pieces[:1]) or piece)
             pieces.append(piece)
-    except (asyncio.CancelledError, FrameTooLargeError, MemoryError):
+    except (asyncio.CancelledError, MemoryError):
         raise
+    except LlmRxError:  # (too large; a coding that cannot be read: an error body's head
+        if whole:  # says enough without it)
+            raise
     except Exception as error:  # the byte source failed
         if whole:
             raise source_failed(error) from error
@@ -373,8 +373,9 @@ def from_httpx(
     every body: a stream, a non-stream body, an error body. The end, an error or disposing
     closes the response; nothing is emitted after that.
 
-    A non-stream body larger than ``max_frame`` (its decoded size: a gzip or deflate body is
-    inflated here, 64 KiB at a time) is a `FrameTooLargeError` as soon as it grows past it.
+    A non-stream body larger than ``max_frame`` (its decoded size: a ``gzip``, ``deflate``,
+    ``br`` or ``zstd`` body is inflated here, 64 KiB at a time) is a `FrameTooLargeError` as
+    soon as it grows past it, whatever its content type.
     A response is read once: a second subscription fails with the client's own
     ``StreamConsumed`` (a ``RuntimeError``), not with a cut-stream error.
 
