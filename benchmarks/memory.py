@@ -17,7 +17,11 @@ peak resident set (``VmHWM``) of the process that holds the buffer, over loopbac
   under ``application/json``, read by ``from_httpx`` sync and async, and the identity bodies
   by ``from_bytes``, ``reassemble`` and ``from_async_bytes``; the error and the reader's growth.
 
-``--only`` runs some of these (``serve``, ``gateway``, ``client``, ``readers``).
+- ``redis``: ``redis_sse_response`` served by uvicorn, a real ``redis-server`` (started here),
+  four clients that stop reading a 22 MB reply and then read it all; the entries read from
+  Redis for each while they stalled, and the server's growth.
+
+``--only`` runs some of these (``serve``, ``gateway``, ``client``, ``readers``, ``redis``).
 
 The cases are those of the memory tests (``tests/memory.py`` and the tests that use it).
 """
@@ -25,11 +29,15 @@ The cases are those of the memory tests (``tests/memory.py`` and the tests that 
 from __future__ import annotations
 
 import argparse
+import shutil
 import socket
 import sys
+import tempfile
 from pathlib import Path
 
 from tests.memory import ROOT, MiB, endless, peak_rss, process, run_child
+from tests.redis import test_redis_sse_slow as redis_sse
+from tests.redis.conftest import RedisServer
 from tests.serve import test_limits as serve
 from tests.sinks import test_asgi_memory as gateway
 from tests.sources import test_body_limits as readers
@@ -103,7 +111,29 @@ def _readers(root: Path) -> None:
             row(f"{reader}, 256 MiB body ({readers.CONTENT_TYPE[kind]})", result)
 
 
-CASES = {"serve": _serve, "gateway": _gateway, "client": _client, "readers": _readers}
+def _redis(root: Path) -> None:
+    executable = shutil.which("redis-server")
+    if executable is None:
+        print("redis_sse_response: no redis-server here")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        server = RedisServer(executable, Path(folder))
+        server.start()
+        try:
+            result = redis_sse.slow_clients(server, root)
+        finally:
+            server.stop()
+    stalled = result["stalled"]
+    read = max(stalled["entries"].values())
+    whole = all(ids == result["ids"] for ids, _ in result["got"])
+    print(f"redis_sse_response, {redis_sse.CLIENTS} clients that stop reading a 22 MB reply: "
+          f"{read} of {redis_sse.ENTRIES + 1} entries read for each while stalled, server "
+          f"+{stalled['growth'] / MiB:.0f} MiB; read on: "
+          f"{'every entry' if whole else 'cut'}, +{result['growth'] / MiB:.0f} MiB")
+
+
+CASES = {"serve": _serve, "gateway": _gateway, "client": _client, "readers": _readers,
+         "redis": _redis}
 
 
 def main() -> None:
