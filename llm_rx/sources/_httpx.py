@@ -263,10 +263,9 @@ def _check(response: object) -> None:
 def _body_reads(response: Any, raw: str, decoded: str) -> Any:
     """The body's reads: as they came (``iter_raw`` / ``aiter_raw``, one generator and a
     content decoder less per read) where that is what ``iter_bytes`` gives, a body with no
-    ``Content-Encoding`` (or ``identity``); a gzip, deflate, br or zstd body (or one of
-    several of these codings) inflated here in bounded pieces (so ``max_frame`` stops a
-    compression bomb, `llm_rx.sources._inflate`); else decoded by the client. The shortcut
-    obeys ``fast_paths(False)``."""
+    ``Content-Encoding`` (or ``identity``); a gzip, deflate, br or zstd body (or several
+    codings) inflated here in bounded pieces (so ``max_frame`` stops a compression bomb);
+    else decoded by the client. The shortcut obeys ``fast_paths(False)``."""
     encoding = (response.headers.get("content-encoding") or "identity").strip().lower()
     if not hasattr(response, raw):
         return getattr(response, decoded)()
@@ -339,10 +338,9 @@ async def _ahead(
             pieces.append(piece)
     except (asyncio.CancelledError, MemoryError):
         raise
-    except LlmRxError:  # (too large; a coding that cannot be read: an error body's head
-        if whole:  # says enough without it)
+    except Exception as error:  # the byte source failed (an error body: what came says enough)
+        if whole and isinstance(error, LlmRxError):  # (too large; a coding it cannot read)
             raise
-    except Exception as error:  # the byte source failed
         if whole:
             raise source_failed(error) from error
     body = b"".join(pieces)
@@ -373,9 +371,8 @@ def from_httpx(
     every body: a stream, a non-stream body, an error body. The end, an error or disposing
     closes the response; nothing is emitted after that.
 
-    A non-stream body larger than ``max_frame`` (its decoded size: a ``gzip``, ``deflate``,
-    ``br`` or ``zstd`` body is inflated here, 64 KiB at a time) is a `FrameTooLargeError` as
-    soon as it grows past it, whatever its content type.
+    A non-stream body larger than ``max_frame`` (decoded: a compressed body is inflated here,
+    64 KiB at a time) is a `FrameTooLargeError` once it grows past it, whatever its type.
     A response is read once: a second subscription fails with the client's own
     ``StreamConsumed`` (a ``RuntimeError``), not with a cut-stream error.
 

@@ -190,8 +190,11 @@ class Inflater:
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         """The inflated pieces of the read ``data``."""
-        if self._stages is None:
-            self._stages = [_coding(name) for name in reversed(self.codings)]
+        stages = self._stages
+        if stages is None:
+            stages = self._stages = [_coding(name) for name in reversed(self.codings)]
+        if len(stages) == 1:  # (one coding, as nearly always: its pieces as they are)
+            return stages[0].feed(data)
         return self._through(0, data)
 
     def end(self) -> Iterator[bytes]:
