@@ -12,6 +12,16 @@ peak resident set (``VmHWM``) of the process that holds the buffer, over loopbac
 - ``gzip bomb`` / ``endless JSON``: ``from_httpx`` reading a 256 MiB gzip bomb, and an
   endless ``application/json`` body (512 MiB at most), sync and async; the error and the
   reader's growth.
+- ``readers``: a 256 MiB body (a compression bomb in every coding: ``identity``, ``gzip``,
+  ``deflate``, ``br``, ``zstd``), a stream, a non-stream body under ``text/plain`` and one
+  under ``application/json``, read by ``from_httpx`` sync and async, and the identity bodies
+  by ``from_bytes``, ``reassemble`` and ``from_async_bytes``; the error and the reader's growth.
+
+- ``redis``: ``redis_sse_response`` served by uvicorn, a real ``redis-server`` (started here),
+  four clients that stop reading a 22 MB reply and then read it all; the entries read from
+  Redis for each while they stalled, and the server's growth.
+
+``--only`` runs some of these (``serve``, ``gateway``, ``client``, ``readers``, ``redis``).
 
 The cases are those of the memory tests (``tests/memory.py`` and the tests that use it).
 """
@@ -19,13 +29,18 @@ The cases are those of the memory tests (``tests/memory.py`` and the tests that 
 from __future__ import annotations
 
 import argparse
+import shutil
 import socket
 import sys
+import tempfile
 from pathlib import Path
 
 from tests.memory import ROOT, MiB, endless, peak_rss, process, run_child
+from tests.redis import test_redis_sse_slow as redis_sse
+from tests.redis.conftest import RedisServer
 from tests.serve import test_limits as serve
 from tests.sinks import test_asgi_memory as gateway
+from tests.sources import test_body_limits as readers
 from tests.sources import test_httpx_limits as client
 
 
@@ -77,14 +92,59 @@ def _client(root: Path) -> None:
               f"+{int(result['growth']) / MiB:.0f} MiB")  # type: ignore[call-overload]
 
 
+def _readers(root: Path) -> None:
+    def row(what: str, result: dict[str, object]) -> None:
+        growth = int(result["growth"]) / MiB  # type: ignore[call-overload]
+        print(f"{what}: {result['error']}, +{growth:.0f} MiB", flush=True)
+
+    for encoding in ("identity", "gzip", "deflate", "br", "zstd"):
+        for kind in ("stream", "nonstream", "json"):
+            for sync in (True, False):
+                result = readers.measured(encoding, kind, "from_httpx", sync, root)
+                mode = "sync" if sync else "async"
+                row(f"from_httpx, 256 MiB {encoding} body ({readers.CONTENT_TYPE[kind]}, "
+                    f"{mode})", result)
+    for reader, sync in (("from_bytes", True), ("reassemble", True),
+                         ("from_async_bytes", False)):
+        for kind in ("stream", "nonstream"):
+            result = readers.measured("identity", kind, reader, sync, root)
+            row(f"{reader}, 256 MiB body ({readers.CONTENT_TYPE[kind]})", result)
+
+
+def _redis(root: Path) -> None:
+    executable = shutil.which("redis-server")
+    if executable is None:
+        print("redis_sse_response: no redis-server here")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        server = RedisServer(executable, Path(folder))
+        server.start()
+        try:
+            result = redis_sse.slow_clients(server, root)
+        finally:
+            server.stop()
+    stalled = result["stalled"]
+    read = max(stalled["entries"].values())
+    whole = all(ids == result["ids"] for ids, _ in result["got"])
+    print(f"redis_sse_response, {redis_sse.CLIENTS} clients that stop reading a 22 MB reply: "
+          f"{read} of {redis_sse.ENTRIES + 1} entries read for each while stalled, server "
+          f"+{stalled['growth'] / MiB:.0f} MiB; read on: "
+          f"{'every entry' if whole else 'cut'}, +{result['growth'] / MiB:.0f} MiB")
+
+
+CASES = {"serve": _serve, "gateway": _gateway, "client": _client, "readers": _readers,
+         "redis": _redis}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the checkout whose llm_rx the measured processes import")
-    root = parser.parse_args().root.resolve()
-    _serve(root)
-    _gateway(root)
-    _client(root)
+    parser.add_argument("--only", nargs="+", choices=sorted(CASES), default=list(CASES),
+                        help="the cases to run (all by default)")
+    options = parser.parse_args()
+    for name in options.only:
+        CASES[name](options.root.resolve())
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ class _Decoded(EventSource):
                 finish(None)
 
         # The reads mean what they mean to every source: one state machine reads them.
-        body = BodyDecoding(self._decoder(), emitted)
+        body = BodyDecoding(self._decoder(), emitted, max_frame=self._max_frame)
 
         def fail(error: LlmRxError) -> None:
             body.failed(error)

@@ -59,10 +59,12 @@ def reassemble(
 
 
 def _reassemble(chunks: Iterable[bytes], provider: ProviderName | None, max_frame: int) -> Response:
-    return reassemble_with(new_decoder(provider, max_frame), chunks)
+    return reassemble_with(new_decoder(provider, max_frame), chunks, max_frame)
 
 
-def reassemble_with(decoder: Decoder, chunks: Iterable[bytes]) -> Response:
+def reassemble_with(
+    decoder: Decoder, chunks: Iterable[bytes], max_frame: int = DEFAULT_MAX_FRAME
+) -> Response:
     """The ``Response`` that ``chunks`` reassemble to through ``decoder``.
 
     Nothing is emitted per read here, so the reads' events are folded a few hundred at a
@@ -92,7 +94,7 @@ def reassemble_with(decoder: Decoder, chunks: Iterable[bytes]) -> Response:
         return appender(builder, event_type, index)
 
     try:
-        decode_all(decoder, chunks, emit, fold=fold)
+        decode_all(decoder, chunks, emit, fold=fold, max_frame=max_frame)
         fed()
     except LlmRxError as error:  # (a failing byte source arrives as one too)
         fed()

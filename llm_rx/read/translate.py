@@ -66,7 +66,7 @@ def translate(
         chunks = data
     failure: LlmRxError | None = None
     try:
-        decode_all(new_decoder(provider, max_frame), chunks, encode)
+        decode_all(new_decoder(provider, max_frame), chunks, encode, max_frame=max_frame)
     except LlmRxError as error:
         if not encoder.started:
             raise

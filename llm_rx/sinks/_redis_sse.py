@@ -2,22 +2,31 @@
 each event's ``id:`` its stream entry id, so an ``EventSource`` that reconnects (sending
 ``Last-Event-ID``) resumes exactly after the last event it got.
 
+The reply is read as the client reads it: at most `BATCH` entries a read (``XREAD`` with
+``COUNT``), the next read only once the response has taken the last of them (a client that
+stops reading stops the reading), so a slow client holds a bounded number of entries.
+
 ``starlette`` and ``redis`` are imported only when a response is made.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 
 from ..events import event_to_dict
-from ..sources._redis import DEFAULT_HEARTBEAT_TIMEOUT, RedisEntry, from_redis
+from ..sources._engine import consumer_space
+from ..sources._redis import DEFAULT_HEARTBEAT_TIMEOUT, RedisEntry, redis_entries
 from ..sources._redis_entries import typed
 
-__all__ = ["redis_sse_response", "sse_frames"]
+__all__ = ["BATCH", "redis_sse_response", "sse_frames"]
+
+#: The most entries one read asks for (``XREAD`` ``COUNT``): what a slow client holds at most.
+BATCH = 128
 
 _HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -39,6 +48,44 @@ def _end(error: BaseException | None) -> bytes:
     return b"event: error\ndata: %s\n\n" % orjson.dumps(body)
 
 
+class _Handoff:
+    """The entries one read gave that the response has not sent yet. The reading awaits
+    `room` before each read (``llm_rx.sources._engine.consumer_space``): none waits, so at
+    most one read's `BATCH` entries are held for a client, however slowly it reads."""
+
+    def __init__(self) -> None:
+        self._items: deque[RedisEntry] = deque()
+        self._arrived = asyncio.Event()
+        self._taken = asyncio.Event()
+        self.ended = False
+        self.error: BaseException | None = None
+
+    def put(self, entry: RedisEntry) -> None:
+        self._items.append(entry)
+        self._arrived.set()
+
+    def end(self, error: BaseException | None) -> None:
+        self.ended, self.error = True, error
+        self._arrived.set()
+
+    async def room(self) -> None:
+        while self._items:
+            self._taken.clear()
+            await self._taken.wait()
+
+    async def get(self) -> RedisEntry | None:
+        """The next entry; ``None`` at the end (then `error` says how it ended)."""
+        while not self._items:
+            if self.ended:
+                return None
+            self._arrived.clear()
+            await self._arrived.wait()
+        entry = self._items.popleft()
+        if not self._items:
+            self._taken.set()
+        return entry
+
+
 async def sse_frames(
     client: Any,
     key: str,
@@ -46,23 +93,23 @@ async def sse_frames(
     heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
 ) -> AsyncIterator[bytes]:
     """The SSE frames of the reply at ``key`` after entry ``after`` (an async client's), then
-    an ``end`` or ``error`` frame."""
-    queue: asyncio.Queue[tuple[RedisEntry | None, BaseException | None]] = asyncio.Queue()
-    source = from_redis(client, key, after=after, heartbeat_timeout=heartbeat_timeout,
-                        with_ids=True)
-    subscription = source.subscribe(
-        lambda entry: queue.put_nowait((entry, None)),
-        lambda error: queue.put_nowait((None, error)),
-        lambda: queue.put_nowait((None, None)),
-    )
+    an ``end`` or ``error`` frame. The entries are read `BATCH` at a time, each read once
+    the frames of the last were taken; leaving early stops the reading."""
+    if heartbeat_timeout <= 0:
+        raise ValueError(f"heartbeat_timeout must be positive, not {heartbeat_timeout!r}")
+    handoff = _Handoff()
+    token = consumer_space.set(handoff.room)  # (the reading task waits for room)
     try:
-        while True:
-            entry, error = await queue.get()
-            if entry is None:
-                yield _end(error)
-                return
-            yield _frame(entry)
+        subscription = redis_entries(client, key, after, heartbeat_timeout, BATCH).subscribe(
+            handoff.put, handoff.end, lambda: handoff.end(None)
+        )
     finally:
+        consumer_space.reset(token)
+    try:
+        while (entry := await handoff.get()) is not None:
+            yield _frame(entry)
+        yield _end(handoff.error)
+    finally:  # (the client went away, or the reply ended: the reading stops)
         subscription.dispose()
 
 
@@ -81,6 +128,10 @@ def redis_sse_response(
     Each event is ``id: <entry id>``, ``event: <type>``, ``data: <event JSON>``; the reply
     ends with an ``end`` frame (or ``error`` with the error's kind, message and raw frame),
     on which the page should close its ``EventSource`` (a browser reconnects otherwise).
+
+    Redis is read as the client reads: at most `BATCH` (128) entries a read, the next read
+    once the response took the last of them, so a slow client holds one read's entries in
+    the server; the time spent waiting for the client is no silence of the producer's.
 
     Args:
         client: A ``redis.asyncio`` client.

@@ -163,7 +163,7 @@ class _AsyncSource(EventSource):
             iterator: AsyncIterator[bytes] = self._chunks.__aiter__()
             await decode_all_async(
                 decoder, iterator, reading.emit, reading.stopped, self._idle_timeout,
-                reading.fold,
+                reading.fold, self._max_frame,
             )
 
         return read_async(reading, pump, scheduler=scheduler, caller=self._caller)

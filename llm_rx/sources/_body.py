@@ -11,7 +11,8 @@ read(chunk) ─► before the reply started: the read is kept (a non-stream body
                and a fold takes the strings it can (``Decoder.fold_into``)
             ─► a read of more than 128 KiB: decoded as reads of 64 KiB
             ─► a non-stream body (``NonStreamBodyError`` before any event): every read after
-               is kept; at the end the body is re-framed as its provider's stream and decoded
+               is kept, up to ``max_frame`` bytes (past it: a ``FrameTooLargeError`` while it
+               arrives); at the end the body is re-framed as its provider's stream and decoded
 end()       ─► the decoder's ``flush()`` (or the kept non-stream body, decoded)
 failed(e)   ─► the events decoded before the error are emitted (``LlmRxError.events``)
 ```
@@ -27,7 +28,7 @@ from collections.abc import Callable
 
 import orjson
 
-from ..errors import IncompleteStreamError, LlmRxError, NonStreamBodyError
+from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, NonStreamBodyError
 from ..events import Event
 from ..wire.base import PASS_THROUGH, Decoder, TextFold, shape_error
 from ..wire.providers import provider_id
@@ -36,7 +37,10 @@ from ..wire.restream import restream
 from ..wire.sniffing import SNIFF_LIMIT
 from ..wire.sse import DEFAULT_MAX_FRAME
 
-__all__ = ["BYTES_TYPES", "BodyDecoding", "as_bytes", "decoded", "flushed", "wrong_chunk"]
+__all__ = [
+    "BYTES_TYPES", "BodyDecoding", "as_bytes", "body_too_large", "decoded", "flushed",
+    "wrong_chunk",
+]
 
 BYTES_TYPES = (bytes, bytearray, memoryview)
 
@@ -88,6 +92,15 @@ def flushed(decoder: Decoder) -> list[Event]:
         raise _unforeseen(decoder, error, None) from error
 
 
+def body_too_large(limit: int, head: bytes) -> FrameTooLargeError:
+    """A non-stream body refused as it grew past ``limit`` bytes (decoded), carrying its
+    first bytes."""
+    return FrameTooLargeError(
+        f"the non-stream body grew past max_frame ({limit} bytes, decoded): refused while it "
+        "arrived", head[:200],
+    )
+
+
 def _unforeseen(decoder: Decoder, error: Exception, chunk: bytes | None) -> LlmRxError:
     decoder.finished = True
     return shape_error(error, chunk)
@@ -97,7 +110,9 @@ class BodyDecoding:
     """The reading of one body through ``decoder``: ``read`` each read as it arrives, then
     ``end`` at EOF; ``failed`` with an ``LlmRxError`` either raised. Each read's events go to
     ``emit`` (one list a read); ``fold``: the events only go to a fold, which takes what the
-    decoder gives it directly once the reply started (see ``Decoder.fold_into``).
+    decoder gives it directly once the reply started (see ``Decoder.fold_into``). A non-stream
+    body is kept whole to be read as the reply it is, and refused (`FrameTooLargeError`) as
+    soon as it grows past ``max_frame`` bytes.
 
     ``read`` is the step the reading is at (the head, the reply, a non-stream body's rest):
     a loop calls ``body.read(chunk)`` for every read and never needs to know which.
@@ -108,8 +123,10 @@ class BodyDecoding:
         decoder: Decoder,
         emit: Callable[[list[Event]], None],
         fold: TextFold | None = None,
+        max_frame: int = DEFAULT_MAX_FRAME,
     ) -> None:
         self.decoder = decoder
+        self._max_frame = max_frame
         self._emit = emit
         self._fold = fold
         self._reader = decoder  # (once the reply started: the decoder a check wraps)
@@ -122,14 +139,15 @@ class BodyDecoding:
 
     def _read_head(self, chunk: object) -> None:
         """A read before the reply started: kept, to be read again if the body turns out to
-        be a non-stream reply, until the reply starts or the head grows past what is kept."""
+        be a non-stream reply, until the reply starts or the head grew past what is kept
+        (a read that starts within it is kept whole: its bytes are held anyway)."""
         data = chunk if chunk.__class__ is bytes else as_bytes(chunk)
-        self._kept += len(data)
         if self.decoder.started or self._kept > _HEAD_KEPT:
             self._head = []
             self._settle()
             self._read_on(data)
             return
+        self._kept += len(data)
         self._head.append(data)
         try:
             self._read_on(data)
@@ -141,6 +159,8 @@ class BodyDecoding:
         the reply it is (an error with events before it is no such body: raised)."""
         if error.events:
             raise error
+        if self._kept > self._max_frame:  # (a read of the whole body, already too large)
+            raise body_too_large(self._max_frame, self._head[0]) from None
         self._provider = error.provider
         self.read = self._read_rest
         return error.provider
@@ -178,8 +198,14 @@ class BodyDecoding:
                 self._emit(events)
 
     def _read_rest(self, chunk: object) -> None:
-        """A read of a non-stream body: kept until its end."""
-        self._head.append(chunk if chunk.__class__ is bytes else as_bytes(chunk))
+        """A read of a non-stream body: kept until its end, or until it grows past
+        ``max_frame`` (then refused, with what it holds let go)."""
+        data = chunk if chunk.__class__ is bytes else as_bytes(chunk)
+        self._kept += len(data)
+        if self._kept > self._max_frame:
+            head, self._head = self._head[0], []
+            raise body_too_large(self._max_frame, head)
+        self._head.append(data)
 
     def end(self) -> None:
         """EOF: what the decoder held (or the whole non-stream body, read as the reply)."""
@@ -194,9 +220,11 @@ class BodyDecoding:
             else:
                 self._emit(events)
                 return
-        body = _restreamed(b"".join(self._head), provider)
+        whole = b"".join(self._head)
         self._head = []
-        reply = BodyDecoding(_bare(provider), self._emit, self._fold)
+        body = _restreamed(whole, provider)
+        del whole
+        reply = BodyDecoding(_bare(provider, len(body)), self._emit, self._fold)
         reply.read(body)
         reply.end()
 
@@ -205,9 +233,10 @@ class BodyDecoding:
         self._emit(list(error.events))
 
 
-def _bare(provider: str) -> Decoder:
-    """The bare decoder of ``provider`` (no check of the head: the bytes are its stream)."""
-    return DECODERS[provider_id(provider)](DEFAULT_MAX_FRAME)
+def _bare(provider: str, size: int) -> Decoder:
+    """The bare decoder of ``provider`` (no check of the head: the bytes are its stream, of
+    ``size`` bytes, so none of its frames is longer)."""
+    return DECODERS[provider_id(provider)](max(size, DEFAULT_MAX_FRAME))
 
 
 def _restreamed(body: bytes, provider: str) -> bytes:

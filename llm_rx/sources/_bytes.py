@@ -43,7 +43,8 @@ class _BytesSource(EventSource):
     def _decode(self, reading: Reading) -> None:
         chunks = self._chunks
         source = chunks() if callable(chunks) else chunks
-        decode_all(self._decoder(), source, reading.emit, reading.stopped, reading.fold)
+        decode_all(self._decoder(), source, reading.emit, reading.stopped, reading.fold,
+                   self._max_frame)
 
 
 def from_bytes(

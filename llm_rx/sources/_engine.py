@@ -120,6 +120,7 @@ def decode_all(
     emit: Callable[[list[Event]], None],
     stopped: Callable[[], bool] = bool,  # (``bool()`` is False: never stopped, a C call)
     fold: TextFold | None = None,
+    max_frame: int = DEFAULT_MAX_FRAME,
 ) -> None:
     """Feed every chunk, then EOF, emitting the events of each chunk in order (as one list);
     a decoding error is raised after the events decoded before it were emitted, and a failure
@@ -133,8 +134,9 @@ def decode_all(
     `llm_rx.wire.restream`).
 
     ``fold``: the events only go to a fold, which takes what the decoder gives it directly
-    (see ``Decoder.fold_into``) once the reply started."""
-    body = BodyDecoding(decoder, emit, fold)
+    (see ``Decoder.fold_into``) once the reply started. ``max_frame`` bounds a non-stream
+    body, kept whole to be read as its reply (the decoder bounds a stream's frames)."""
+    body = BodyDecoding(decoder, emit, fold, max_frame)
     iterator = iter(chunks)
     try:
         while not stopped():
@@ -164,11 +166,12 @@ async def decode_all_async(
     stopped: Callable[[], bool],
     idle_timeout: float | None = None,
     fold: TextFold | None = None,
+    max_frame: int = DEFAULT_MAX_FRAME,
 ) -> None:
     """`decode_all()` for an async byte iterator, each read bounded by ``idle_timeout``
     seconds when given (then a read that takes longer is a `StreamTimeoutError`); the same
     `BodyDecoding` decides what the reads mean, so both give the same events."""
-    body = BodyDecoding(decoder, emit, fold)
+    body = BodyDecoding(decoder, emit, fold, max_frame)
     space = consumer_space.get()
     try:
         while not stopped():
@@ -184,7 +187,7 @@ async def decode_all_async(
                         chunk = await chunks.__anext__()
             except StopAsyncIteration:
                 break
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, LlmRxError):
                 raise
             except Exception as error:  # noqa: BLE001 - the byte source failed: a cut stream
                 failure = source_failed(error)  # (or its typed error: its own cause kept)

@@ -17,12 +17,13 @@ from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import CurrentThreadScheduler
 
 from .. import speed
-from ..errors import FrameTooLargeError
+from ..errors import LlmRxError
 from ..events import Event
 from ..wire.http import ERROR_BODY_LIMIT, http_error, provider_from_http
 from ..wire.providers import ProviderName
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._async import read_async
+from ._body import body_too_large
 from ._engine import decode_all, decode_all_async, new_decoder, source_failed
 from ._held import Held
 from ._inflate import ainflated, inflated, inflater
@@ -128,7 +129,7 @@ class _HttpxSource(EventSource):
                 return
             decode_all(
                 new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped,
-                reading.fold,
+                reading.fold, self._max_frame,
             )
         finally:
             held.release()
@@ -160,7 +161,7 @@ class _HttpxSource(EventSource):
                     return
                 await decode_all_async(
                     new_decoder(provider, self._max_frame), chunks, reading.emit,
-                    reading.stopped, self._idle_timeout, reading.fold,
+                    reading.stopped, self._idle_timeout, reading.fold, self._max_frame,
                 )
             finally:
                 if chunks is not None and hasattr(chunks, "aclose"):
@@ -243,10 +244,10 @@ def _check(response: object) -> None:
 def _body_reads(response: Any, raw: str, decoded: str) -> Any:
     """The body's reads: as they came (``iter_raw`` / ``aiter_raw``, one generator and a
     content decoder less per read) where that is what ``iter_bytes`` gives, a body with no
-    ``Content-Encoding`` (or ``identity``); a gzip or deflate body inflated here in bounded
-    pieces (so ``max_frame`` stops a compression bomb); else decoded by the client. The
-    shortcut obeys ``fast_paths(False)``. A response that holds its body (read already)
-    gives what it holds, decoded by the client when it read it."""
+    ``Content-Encoding`` (or ``identity``); a gzip, deflate, br or zstd body (or several
+    codings) inflated here in bounded pieces (so ``max_frame`` stops a compression bomb);
+    else decoded by the client. The shortcut obeys ``fast_paths(False)``. A response that holds
+    its body (read already) gives what it holds, decoded by the client when it read it."""
     encoding = (response.headers.get("content-encoding") or "identity").strip().lower()
     if not hasattr(response, raw) or _holds_body(response):
         return getattr(response, decoded)()
@@ -280,11 +281,6 @@ def _head(chunks: Iterator[bytes]) -> bytes:
     return b"".join(pieces)[:ERROR_BODY_LIMIT]
 
 
-def _too_large(limit: int) -> FrameTooLargeError:
-    return FrameTooLargeError(f"the non-stream body grew past max_frame ({limit} bytes, "
-                              "decoded): refused while it arrived")
-
-
 def _whole(chunks: Iterator[bytes], limit: int) -> bytes:
     """A whole non-stream body, refused (`FrameTooLargeError`) as soon as its decoded size
     passes ``limit``; a body cut short is a cut stream."""
@@ -294,9 +290,9 @@ def _whole(chunks: Iterator[bytes], limit: int) -> bytes:
         for piece in chunks:
             size += len(piece)
             if size > limit:
-                raise _too_large(limit)
+                raise body_too_large(limit, b"".join(pieces[:1]) or piece)
             pieces.append(piece)
-    except FrameTooLargeError:
+    except LlmRxError:  # (too large; a coding that cannot be read)
         raise
     except Exception as error:  # the byte source failed
         raise source_failed(error) from error
@@ -320,11 +316,13 @@ async def _ahead(
                     break
             size += len(piece)
             if whole and size > limit:
-                raise _too_large(limit)
+                raise body_too_large(limit, b"".join(pieces[:1]) or piece)
             pieces.append(piece)
-    except (asyncio.CancelledError, FrameTooLargeError, MemoryError):
+    except (asyncio.CancelledError, MemoryError):
         raise
-    except Exception as error:  # the byte source failed
+    except Exception as error:  # the byte source failed (an error body: what came says enough)
+        if whole and isinstance(error, LlmRxError):  # (too large; a coding it cannot read)
+            raise
         if whole:
             raise source_failed(error) from error
     body = b"".join(pieces)
@@ -355,8 +353,8 @@ def from_httpx(
     every body: a stream, a non-stream body, an error body. The end, an error or disposing
     closes the response; nothing is emitted after that.
 
-    A non-stream body larger than ``max_frame`` (its decoded size: a gzip or deflate body is
-    inflated here, 64 KiB at a time) is a `FrameTooLargeError` as soon as it grows past it.
+    A non-stream body larger than ``max_frame`` (decoded: a compressed body is inflated here,
+    64 KiB at a time) is a `FrameTooLargeError` once it grows past it, whatever its type.
     A streamed response is read once: a second subscription fails with the client's own
     ``StreamConsumed`` (a ``RuntimeError``), not with a cut-stream error. A response that
     was read already (``client.post()`` without ``stream=True``, httpx's ``MockTransport``,

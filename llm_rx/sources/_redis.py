@@ -20,10 +20,11 @@ from reactivex.scheduler import CurrentThreadScheduler
 from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError
 from ..events import Event
 from ._async import read_async
+from ._engine import consumer_space
 from ._redis_entries import Ended, read_entry
 from ._source import EventSource, Reading, read_through
 
-__all__ = ["DEFAULT_HEARTBEAT_TIMEOUT", "RedisEntry", "from_redis"]
+__all__ = ["DEFAULT_HEARTBEAT_TIMEOUT", "RedisEntry", "from_redis", "redis_entries"]
 
 #: Seconds without any new entry (an event or a producer's heartbeat) after which a follower
 #: gives the producer up for dead and ends the reply as incomplete.
@@ -60,6 +61,11 @@ class _Follower:
                 f"{self.last} (the producer is gone)"
             )
         return max(1, int(1000 * (left if longest is None else min(left, longest))))
+
+    def paused(self, since: float) -> None:
+        """The reading waited for its consumer since ``since`` (``time.monotonic()``): that
+        time is no silence of the producer's."""
+        self.deadline += time.monotonic() - since
 
     def take(self, reply: Any) -> tuple[list[RedisEntry], Ended | None]:
         """The events of an XREAD reply (RESP2 list or RESP3 map), and the end if it came
@@ -101,30 +107,40 @@ class _RedisSource(EventSource):
     """The events (or, ``with_ids``, the entries) of one reply in a Redis Stream."""
 
     def __init__(
-        self, client: Any, key: str, after: str, timeout: float, with_ids: bool
+        self, client: Any, key: str, after: str, timeout: float, with_ids: bool,
+        count: int = _COUNT,
     ) -> None:
         super().__init__()
         self._client, self._key, self._after = client, key, after
-        self._timeout, self._with_ids = timeout, with_ids
+        self._timeout, self._with_ids, self._count = timeout, with_ids, count
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         follower = _Follower(self._key, self._after, self._timeout)
-        client = self._client
+        client, count = self._client, self._count
 
         def taken(reply: Any) -> bool:
             """Emit an XREAD reply's entries of the reply: whether the reply ended."""
             entries, ended = follower.take(reply)
             if entries:  # (the entries themselves go to the plain subscriber of with_ids)
                 items: list[Any] = entries if self._with_ids else [e.event for e in entries]
-                reading.emit(items)
+                since = time.monotonic()
+                reading.emit(items)  # (a consumer on another thread may hold it here)
+                follower.paused(since)
             return _ended(ended)
 
         if inspect.iscoroutinefunction(client.execute_command):  # redis.asyncio's clients
             async def pump() -> None:
-                while not reading.stopped():
+                space = consumer_space.get()  # (a slow consumer: no read until it took the
+                while not reading.stopped():  # entries it was given; see ``to_aiter``)
+                    if space is not None:
+                        since = time.monotonic()
+                        await space()
+                        follower.paused(since)
+                        if reading.stopped():
+                            return
                     wait = follower.wait_ms(None)
                     try:
-                        reply = await client.xread({follower.key: follower.last}, _COUNT, wait)
+                        reply = await client.xread({follower.key: follower.last}, count, wait)
                     except Exception as error:
                         raise _read_error(follower, error) from error
                     if taken(reply):
@@ -136,7 +152,7 @@ class _RedisSource(EventSource):
             while not reading.stopped():
                 wait = follower.wait_ms(_SLICE)
                 try:
-                    reply = client.xread({follower.key: follower.last}, _COUNT, wait)
+                    reply = client.xread({follower.key: follower.last}, count, wait)
                 except Exception as error:
                     raise _read_error(follower, error) from error
                 if taken(reply):
@@ -187,7 +203,14 @@ def from_redis(
         raise ValueError(f"heartbeat_timeout must be positive, not {heartbeat_timeout!r}")
     if not with_ids:
         return _RedisSource(client, key, after, heartbeat_timeout, False)
-    source = _RedisSource(client, key, after, heartbeat_timeout, True)
+    return redis_entries(client, key, after, heartbeat_timeout)
+
+
+def redis_entries(
+    client: Any, key: str, after: str, heartbeat_timeout: float, count: int = _COUNT
+) -> Observable[RedisEntry]:
+    """``from_redis(..., with_ids=True)``, each XREAD asking for at most ``count`` entries."""
+    source = _RedisSource(client, key, after, heartbeat_timeout, True, count)
 
     def subscribe(
         observer: abc.ObserverBase[RedisEntry], scheduler: abc.SchedulerBase | None = None
