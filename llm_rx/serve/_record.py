@@ -11,6 +11,9 @@ request is written: no header and no URL, so no ``Authorization``, ``x-api-key``
 
 ``llm-rx serve DIR --timing recorded [--replay-speed X]`` sends a capture that has a timing
 file read by read, each at its recorded time (divided by ``X``).
+
+Like the emulator, the proxy answers only requests whose ``Host`` and ``Origin`` name a
+loopback host or one allowed (``_guard.py``): a web page cannot use it.
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -38,6 +42,7 @@ from ._endpoints import (
     requested_model,
     wants_stream,
 )
+from ._guard import HostGuard
 from ._timing import Timing
 
 __all__ = ["MAX_REQUEST", "Recorder", "create_record_app"]
@@ -182,9 +187,12 @@ async def _proxy(request: Request) -> Response:
     return StreamingResponse(relay(), status_code=upstream.status_code, headers=headers)
 
 
-def create_record_app(upstream: str, out: str | Path) -> Starlette:
-    """The recording proxy (``app.state.recorder`` is its :class:`Recorder`)."""
+def create_record_app(upstream: str, out: str | Path, *,
+                      allow_hosts: Iterable[str] = ()) -> Starlette:
+    """The recording proxy (``app.state.recorder`` is its :class:`Recorder`); a request whose
+    ``Host`` or ``Origin`` is neither loopback nor one of ``allow_hosts`` is answered 403."""
     app = Starlette(routes=[Route("/{path:path}", _proxy,
-                                  methods=["GET", "POST", "PUT", "PATCH", "DELETE"])])
+                                  methods=["GET", "POST", "PUT", "PATCH", "DELETE"])],
+                    middleware=[Middleware(HostGuard, allowed=list(allow_hosts))])
     app.state.recorder = Recorder(upstream, Path(out))
     return app
