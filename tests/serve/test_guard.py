@@ -8,7 +8,10 @@ over real sockets: httpx, the official SDKs, ``websockets``, the ``llm-rx serve`
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -237,3 +240,20 @@ def test_serve_process_allow_host_and_keep_credentials() -> None:
                           headers={"host": f"{FOREIGN}:{port}"}).status_code == 403
         (entry,) = httpx.get(f"{url}/_llm_rx/requests", timeout=10).json()["requests"]
         assert entry["headers"]["authorization"] == key["authorization"]
+
+
+def test_the_guides_curl_commands_drive_the_control_routes(llm_rx_server: EmulatorThread) -> None:
+    # (the emulator guide's own commands, as written, against this server)
+    curl = shutil.which("curl")
+    if curl is None:
+        pytest.skip("curl is not installed")
+    page = (HERE.parents[1] / "docs" / "how-to" / "emulator.md").read_text("utf-8")
+    (block,) = [code for code in re.findall(r"^```sh\n(.*?)^```", page, re.S | re.M)
+                if "/_llm_rx/queue" in code]
+    address = llm_rx_server.url.removeprefix("http://")
+    script = block.replace("localhost:8000", address)
+    done = subprocess.run(["bash", "-e", "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    answers = [json.loads(line) for line in done.stdout.replace("}{", "}\n{").splitlines()]
+    assert answers == [{"queued": 1, "waiting": 1}, {"requests": []},
+                       {"fault": "malformed"}, {"cleared": True}]
