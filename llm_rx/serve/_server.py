@@ -7,8 +7,10 @@ has to poll for readiness.
 
 At most ``max_connections`` connections (HTTP and WebSocket) are open at once: one more is
 answered ``503`` with ``Retry-After`` as soon as it is accepted, before it sends anything,
-and closed (a file descriptor per idle connection would otherwise run out: the open-file
-limit, then every ``accept`` failing). A WebSocket message is at most ``--max-body`` bytes.
+and closed once its client has read it (at most as many again wait so; past those a
+connection is reset at once). A file descriptor per idle connection would otherwise run out:
+the open-file limit, then every ``accept`` failing. A WebSocket message is at most
+``--max-body`` bytes.
 """
 
 from __future__ import annotations
@@ -65,8 +67,6 @@ def url_of(sock: socket.socket) -> str:
 HEAD_TIMEOUT = 10.0
 #: The largest request head accepted, in bytes (larger: 400).
 MAX_HEAD = 64 * 1024
-#: Connections past the cap that may wait for their 503 to be read (more are reset at once).
-SPARE = 64
 #: Seconds a connection past the cap is kept for its client to read the 503.
 LINGER = 1.0
 
@@ -107,7 +107,7 @@ class _Protocol(H11Protocol):
         self.transport = transport
         if self.stats is not None:
             self.stats.add("busy")
-        if len(self.connections) >= self.limit + SPARE:
+        if len(self.connections) >= 2 * self.limit:  # (as many again wait for their 503)
             transport.abort()
             return
         self.connections.add(self)
