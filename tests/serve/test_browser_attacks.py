@@ -10,8 +10,9 @@ meanwhile the developer's browser shows an attacker's page:
   provider endpoint and opens the Responses WebSocket, all same-origin.
 - **Cross-site requests**: a page on another origin (``attacker.test``, its own server)
   posts ``text/plain`` forms and ``no-cors`` fetches (requests a browser sends without a
-  preflight) to ``/_llm_rx/queue`` and ``/_llm_rx/fault``, and tries a JSON fetch (which
-  needs a preflight the emulator must not grant).
+  preflight) to ``/_llm_rx/queue`` and ``/_llm_rx/fault``, tries a JSON fetch (which needs
+  a preflight the emulator must not grant), and opens the Responses WebSocket (which no
+  preflight guards).
 """
 
 from __future__ import annotations
@@ -106,7 +107,12 @@ window.attack = async () => {{
     await fetch("{target}/_llm_rx/queue", {{method: "POST", body,
                                              headers: {{"content-type": "application/json"}}}});
   }} catch (error) {{ json = "blocked"; }}
-  return json;
+  const socket = await new Promise((resolve) => {{
+    const ws = new WebSocket("{target.replace("http://", "ws://")}/v1/responses");
+    ws.onopen = () => {{ ws.close(); resolve("open"); }};
+    ws.onerror = () => resolve("refused");
+  }});
+  return JSON.stringify({{json, socket}});
 }};
 </script>"""
     return f"<!doctype html><html><body>{forms}{script}</body></html>".encode()
@@ -140,8 +146,9 @@ def attacker(llm_rx_server: EmulatorThread) -> Iterator[str]:
 def test_a_cross_site_page_queues_nothing_and_sets_no_fault(
     llm_rx_server: EmulatorThread, chromium: Chromium, attacker: str
 ) -> None:
-    json_fetch = chromium.evaluate(attacker, "window.attack()")
-    assert json_fetch == "blocked"  # (no CORS grant: the browser never sent the JSON post)
+    got = json.loads(chromium.evaluate(attacker, "window.attack()"))
+    assert got["json"] == "blocked"  # (no CORS grant: the browser never sent the JSON post)
+    assert got["socket"] == "refused"  # (a WebSocket has no CORS: its Origin is refused)
     assert len(llm_rx_server.emulator.script) == 0
     assert llm_rx_server.emulator.fault is None
     with openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key=SECRET,
