@@ -21,7 +21,15 @@ peak resident set (``VmHWM``) of the process that holds the buffer, over loopbac
   four clients that stop reading a 22 MB reply and then read it all; the entries read from
   Redis for each while they stalled, and the server's growth.
 
-``--only`` runs some of these (``serve``, ``gateway``, ``client``, ``readers``, ``redis``).
+- ``serve journal``: 12 requests of 16 MiB (many small messages) to ``llm-rx serve``; the
+  server's growth after the first and after the twelfth, and the bodies its journal kept.
+- ``serve connections``: ``llm-rx serve`` under an open-file limit of 1,024 (a common
+  default), 1,100 WebSockets opened at once and left idle; how many opened, were answered
+  503, were reset or got no answer, the server's open files, and what a request gets while
+  they are open.
+
+``--only`` runs some of these (``serve``, ``gateway``, ``client``, ``readers``, ``redis``,
+``journal``, ``connections``).
 
 The cases are those of the memory tests (``tests/memory.py`` and the tests that use it).
 """
@@ -29,15 +37,21 @@ The cases are those of the memory tests (``tests/memory.py`` and the tests that 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
 import shutil
 import socket
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
+
+import httpx
 
 from tests.memory import ROOT, MiB, endless, peak_rss, process, run_child
 from tests.redis import test_redis_sse_slow as redis_sse
 from tests.redis.conftest import RedisServer
+from tests.serve import test_bounded as bounded
 from tests.serve import test_limits as serve
 from tests.sinks import test_asgi_memory as gateway
 from tests.sources import test_body_limits as readers
@@ -132,8 +146,66 @@ def _redis(root: Path) -> None:
           f"{'every entry' if whole else 'cut'}, +{result['growth'] / MiB:.0f} MiB")
 
 
+
+
+def _journal(root: Path) -> None:
+    body = bounded._big_body(16 * MiB - 4096)
+    pieces = [body[at:at + MiB] for at in range(0, len(body), MiB)]
+    argv = [sys.executable, "-m", "llm_rx", "serve", "--port", "0"]
+    with process(argv, lambda line: "listening on" in line, root) as child:
+        before = peak_rss(child.pid)
+        head = serve._head("/v1/chat/completions", {"content-length": str(len(body))})
+        growth = []
+        for _ in range(bounded.REQUESTS):
+            status, _ = serve._exchange(child.address, head, pieces)
+            growth.append((peak_rss(child.pid) - before) / MiB)
+        url = "http://{}:{}/_llm_rx/requests".format(*child.address)
+        kept = sum(entry["json"] is not None
+                   for entry in httpx.get(url, timeout=120).json()["requests"])
+    print(f"serve journal, {bounded.REQUESTS} requests of 16 MiB: {status}, +{growth[0]:.0f} "
+          f"MiB after the first, +{growth[-1]:.0f} MiB after all; {kept} bodies kept")
+
+
+async def _idle_sockets(address: tuple[str, int], pid: int, count: int) -> str:
+    """Opens ``count`` WebSockets at once and, while they are open, counts the server's open
+    files and asks it for its model list."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    url = "ws://{}:{}/v1/responses".format(*address)
+    results = await asyncio.gather(*(connect(url, open_timeout=10) for _ in range(count)),
+                                   return_exceptions=True)
+    outcomes: Counter[str] = Counter()
+    for result in results:
+        if isinstance(result, InvalidStatus):
+            outcomes[f"answered {result.response.status_code}"] += 1
+        elif isinstance(result, TimeoutError):
+            outcomes["no answer"] += 1
+        else:
+            outcomes["reset" if isinstance(result, BaseException) else "open"] += 1
+    files = len(os.listdir(f"/proc/{pid}/fd"))
+    async with httpx.AsyncClient(timeout=10) as client:
+        try:
+            answer = await client.get("http://{}:{}/v1/models".format(*address))
+            after = str(answer.status_code)
+        except httpx.HTTPError as error:
+            after = type(error).__name__
+    await asyncio.gather(*(result.close() for result in results
+                           if not isinstance(result, BaseException)))
+    shown = ", ".join(f"{number} {what}" for what, number in sorted(outcomes.items()))
+    return f"{shown}; the server's open files: {files}; a request then: {after}"
+
+
+def _connections(root: Path, count: int = 1100) -> None:
+    argv = ["sh", "-c", 'ulimit -n 1024 && exec "$0" -m llm_rx serve --port 0',
+            sys.executable]
+    with process(argv, lambda line: "listening on" in line, root) as child:
+        said = asyncio.run(_idle_sockets(child.address, child.pid, count))
+    print(f"serve connections, {count} idle WebSockets (open-file limit 1,024): {said}")
+
+
 CASES = {"serve": _serve, "gateway": _gateway, "client": _client, "readers": _readers,
-         "redis": _redis}
+         "redis": _redis, "journal": _journal, "connections": _connections}
 
 
 def main() -> None:

@@ -43,8 +43,12 @@ Scripted replies, the journal and per-test faults::
             ...
         assert llm_rx_server.requests[-1].json["messages"][-1]["role"] == "tool"
 
-The queue, the journal and the standing fault are cleared after each test that used the
-server. ``check_client(llm_rx_server, client)`` runs a client function under each fault
+The journal redacts credentials (``Authorization: Bearer sk-p…abcd``, ``x-api-key``,
+``x-goog-api-key``, cookies, ``?key=``); ``with llm_rx_server.keep_credentials():`` keeps them
+whole for a test that asserts the exact key. The queue, the journal, the standing fault and
+a ``keep_credentials()`` are cleared after each test that used the server. The server
+answers only requests whose ``Host`` and ``Origin`` are loopback (a web page cannot reach
+it). ``check_client(llm_rx_server, client)`` runs a client function under each fault
 and says, in llm-rx's terms, what it got wrong (see ``llm_rx.serve._verdict``)::
 
     def test_my_client_survives_faults(llm_rx_server):

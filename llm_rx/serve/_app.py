@@ -6,8 +6,10 @@ capture (``_replies.py`` chooses); what is sent and when, faults and pace includ
 plan's (``_plan.py``), which ``_stream.ReplayResponse`` performs as the body. Errors are
 answered in the endpoint's own error shape.
 
-Every request goes to the journal (``_journal.py``); ``GET`` answers model lists and the
-``/_llm_rx`` routes control the queue and the journal (``_models.py``).
+Every request goes to the journal (``_journal.py``, credentials redacted); ``GET`` answers
+model lists and the ``/_llm_rx`` routes control the queue and the journal (``_models.py``).
+A request a web page could have made (a foreign ``Host`` or ``Origin``) is refused before
+any route sees it (``_guard.py``).
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ from typing import Any
 
 import orjson
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
+from ._defaults import IDLE_TIMEOUT, JOURNAL_BUDGET, MAX_BODY
 from ._endpoints import Endpoint, find_endpoint
 from ._error_bodies import error_body
 from ._faults import FAULT_HEADER, parse_fault, parse_pace
+from ._guard import HostGuard
 from ._index import CaptureIndex
 from ._journal import JournalEntry
 from ._limits import Refused as _Refused
@@ -32,7 +37,7 @@ from ._limits import read_body
 from ._media import HttpBody, Pacing
 from ._models import control_routes, model_list
 from ._plan import Ask, Fail, Open, plan
-from ._replies import MAX_BODY, Emulator
+from ._replies import Emulator
 from ._stats import Stats
 from ._stream import ReplayResponse
 
@@ -51,8 +56,7 @@ def _refusal(endpoint: Endpoint | None, refused: _Refused, stats: Stats) -> Resp
     return JSONResponse(body, status, headers={**headers, **refused.headers})
 
 
-async def _body(request: Request, limit: int) -> dict[str, Any]:
-    raw = await read_body(request, limit)
+def _parsed(raw: bytes) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
@@ -64,9 +68,9 @@ async def _body(request: Request, limit: int) -> dict[str, Any]:
     return body
 
 
-def _journal(emulator: Emulator, request: Request, body: dict[str, Any] | None) -> None:
-    emulator.journal.add(JournalEntry(request.method, request.url.path, dict(request.headers),
-                                      body, dict(request.query_params)))
+def _journal(emulator: Emulator, request: Request, raw: bytes | None) -> None:
+    emulator.journal.add(JournalEntry(request.method, request.url.path, request.headers,
+                                      query=request.query_params, body=raw))
 
 
 async def _handle(request: Request) -> Response:
@@ -76,11 +80,12 @@ async def _handle(request: Request) -> Response:
     try:
         if endpoint is None:
             raise _Refused(404, f"no provider endpoint at {request.url.path}")
-        body: dict[str, Any] | None = None
+        raw: bytes | None = None
         try:
-            body = await _body(request, emulator.max_body)
+            raw = await read_body(request, emulator.max_body)
         finally:
-            _journal(emulator, request, body)
+            _journal(emulator, request, raw)
+        body = _parsed(raw)
         try:
             fault = parse_fault(request.headers.get(FAULT_HEADER) or emulator.fault)
             pace = parse_pace(request.headers, emulator.pacing.pace)
@@ -107,12 +112,21 @@ def create_app(
     read_size: int = 16 * 1024,
     replay_speed: float | None = None,
     max_body: int = MAX_BODY,
+    allow_hosts: Iterable[str] = (),
+    keep_credentials: bool = False,
+    journal_budget: int = JOURNAL_BUDGET,
+    idle_timeout: float = IDLE_TIMEOUT,
 ) -> Starlette:
     """The emulator app over the captures under ``paths`` (default: the bundled ones);
     ``app.state.emulator`` is its :class:`Emulator` (its ``stats`` among others). With
     ``replay_speed``, a capture recorded with its timing is sent at its recorded pace times
     that speed (``--timing recorded``). A request body larger than ``max_body`` bytes is
-    answered 413 in the endpoint's error shape."""
+    answered 413 in the endpoint's error shape.
+
+    A request whose ``Host`` or ``Origin`` names neither a loopback name or address nor one
+    of ``allow_hosts`` (give the host served; ``"*"``: any) is answered 403. The journal
+    redacts credentials unless ``keep_credentials``, and keeps at most ``journal_budget``
+    bytes of requests; a WebSocket idle for ``idle_timeout`` seconds is closed."""
     if paths is None:
         from ..data import bundled_folder
 
@@ -123,7 +137,10 @@ def create_app(
     app = Starlette(routes=[*control_routes(),
                             Route("/{path:path}", _handle, methods=["POST"]),
                             Route("/{path:path}", model_list, methods=["GET"]),
-                            WebSocketRoute("/{path:path}", responses_socket)])
-    app.state.emulator = Emulator(index, Pacing(pace, read_size), max_body)
+                            WebSocketRoute("/{path:path}", responses_socket)],
+                    middleware=[Middleware(HostGuard, allowed=list(allow_hosts))])
+    app.state.emulator = Emulator(index, Pacing(pace, read_size), max_body,
+                                  keep_credentials=keep_credentials,
+                                  journal_budget=journal_budget, idle_timeout=idle_timeout)
     app.state.emulator.replay_speed = replay_speed
     return app

@@ -8,8 +8,21 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .._extras import install_hint
+from ._defaults import IDLE_TIMEOUT, JOURNAL_BUDGET, MAX_BODY, MAX_CONNECTIONS
 
-__all__ = ["add_arguments", "main", "run"]
+__all__ = ["add_arguments", "add_guard_arguments", "main", "run"]
+
+
+def add_guard_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-rx serve`` and ``llm-rx record`` about who may connect."""
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="also answer requests whose Host (or a browser's Origin) names "
+                        "NAME; repeatable. By default only loopback names and addresses and "
+                        "--host are answered (403 otherwise: a page whose name rebinds to "
+                        "127.0.0.1 is refused). '*': any host, for a deliberate remote setup")
+    parser.add_argument("--max-connections", type=int, default=None, metavar="N",
+                        help=f"connections open at once; one more is answered 503 (default: "
+                        f"{MAX_CONNECTIONS}, or a quarter of the open-file limit if lower)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,9 +42,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "is sent read by read at its recorded times; default: paced (--pace)")
     parser.add_argument("--replay-speed", type=float, default=1.0, metavar="X",
                         help="with --timing recorded: X times the recorded pace (default: 1)")
-    parser.add_argument("--max-body", type=int, default=16 * 1024 * 1024, metavar="BYTES",
-                        help="the largest request body read; a larger one is answered 413 "
-                        "in the endpoint's error shape (default: 16777216, 16 MiB)")
+    parser.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
+                        help="the largest request body (or WebSocket message) read; a larger "
+                        "one is answered 413 in the endpoint's error shape (default: "
+                        "16777216, 16 MiB)")
+    add_guard_arguments(parser)
+    parser.add_argument("--keep-credentials", action="store_true",
+                        help="the journal (GET /_llm_rx/requests) keeps Authorization, "
+                        "x-api-key, api-key, x-goog-api-key, cookies and key= query values "
+                        "whole; by default each is redacted to a hint (Bearer sk-p…abcd)")
+    parser.add_argument("--journal-budget", type=int, default=JOURNAL_BUDGET, metavar="BYTES",
+                        help="the bytes of requests the journal keeps; past it the oldest "
+                        "bodies are dropped (each entry says so), then the oldest entries "
+                        "(default: 67108864, 64 MiB)")
+    parser.add_argument("--idle-timeout", type=float, default=IDLE_TIMEOUT, metavar="SECONDS",
+                        help="a WebSocket whose client sends nothing for this long is closed "
+                        "(default: 300)")
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -48,13 +74,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     speed = args.replay_speed if args.timing == "recorded" else None
     app = create_app(args.paths or None, pace=args.pace, read_size=args.read_size,
-                     replay_speed=speed, max_body=args.max_body)
+                     replay_speed=speed, max_body=args.max_body,
+                     allow_hosts=[args.host, *args.allow_host],
+                     keep_credentials=args.keep_credentials,
+                     journal_budget=args.journal_budget, idle_timeout=args.idle_timeout)
     sock = bind(args.host, args.port)
     emulator = app.state.emulator
     out.write(f"llm-rx serve: listening on {url_of(sock)}\n")
     out.write(f"llm-rx serve: {len(emulator.index)} captures\n")
     out.flush()
-    serve_forever(app, sock)
+    serve_forever(app, sock, max_connections=args.max_connections, max_message=args.max_body)
     return 0
 
 

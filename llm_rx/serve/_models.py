@@ -8,16 +8,22 @@ The control endpoints are for clients in other languages and test runners::
     POST /_llm_rx/fault      {"fault": "malformed"} (null: none): every request without its
                              own x-llm-rx-fault header gets it
     DELETE /_llm_rx/requests the journal, the queue and the standing fault cleared
+
+A body sent to them must say ``Content-Type: application/json`` (else 415): a web form
+cannot send that, and a page's ``fetch`` that does needs a CORS preflight, which no answer
+here grants. (A foreign ``Host`` or ``Origin`` was refused before: ``_guard.py``.) The
+journal they serve has its credentials redacted (``_redact.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ..response import Response as Reply
@@ -44,8 +50,8 @@ async def model_list(request: Request) -> Response:
     """A provider's model list (or one model of it), in that provider's shape."""
     emulator = _emulator(request)
     emulator.stats.add("requests")
-    emulator.journal.add(JournalEntry(request.method, request.url.path, dict(request.headers),
-                                      None, dict(request.query_params)))
+    emulator.journal.add(JournalEntry(request.method, request.url.path, request.headers,
+                                      query=request.query_params))
     found = find_model_list(request.url.path, request.headers)
     if found is None:
         emulator.stats.add("errors")
@@ -64,12 +70,19 @@ async def model_list(request: Request) -> Response:
 
 def _problem(message: str, status: int = 400, headers: dict[str, str] | None = None
              ) -> JSONResponse:
-    kind = "request_too_large" if status == 413 else "invalid_request_error"
+    kind = {413: "request_too_large", 415: "unsupported_media_type"}.get(
+        status, "invalid_request_error")
     return JSONResponse({"error": {"message": message, "type": kind}}, status, headers=headers)
 
 
 async def _json(request: Request) -> Any:
-    """The request's JSON body, read within ``--max-body`` (a ``Refused`` past it)."""
+    """The request's JSON body, read within ``--max-body`` (a ``Refused`` past it, or when
+    it is not sent as ``application/json``)."""
+    media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media != "application/json":
+        raise Refused(415, "a control route takes a JSON body sent with Content-Type: "
+                      f"application/json (got {media or 'none'!r}); a web form cannot send it",
+                      {"connection": "close"})
     try:
         return orjson.loads(await read_body(request, _emulator(request).max_body))
     except orjson.JSONDecodeError:
@@ -117,7 +130,15 @@ async def _requests(request: Request) -> Response:
     if request.method == "DELETE":
         emulator.reset()
         return JSONResponse({"cleared": True})
-    return JSONResponse({"requests": [entry.to_dict() for entry in emulator.journal.entries()]})
+    entries = emulator.journal.entries()
+
+    def pieces() -> Iterator[bytes]:  # (one entry in memory at a time, its body as it came)
+        yield b'{"requests":['
+        for number, entry in enumerate(entries):
+            yield (b"," if number else b"") + entry.dumps()
+        yield b"]}"
+
+    return StreamingResponse(pieces(), media_type="application/json")
 
 
 def control_routes() -> list[Route]:

@@ -19,20 +19,25 @@ import orjson
 from ..encoders import make_encoder
 from ..native import to_native
 from ..response import Response
+from ._defaults import QUEUE_BUDGET
 from ._endpoints import Endpoint
 from ._frames import split_frames
 from ._scripted import response_events, settled
 
-__all__ = ["ScriptQueue", "scripted_pieces"]
+__all__ = ["QUEUE_BUDGET", "ScriptQueue", "scripted_pieces"]
+
 
 
 class ScriptQueue:
     """Replies waiting for the next requests, first in first out, from any thread. At most
-    ``limit`` wait at once (``queue()`` past it raises ``OverflowError``)."""
+    ``limit`` wait at once, and at most ``budget`` bytes of them (each counted as its
+    canonical JSON): ``queue()`` past either raises ``OverflowError`` and queues none."""
 
-    def __init__(self, limit: int = 10_000) -> None:
-        self._replies: deque[Response] = deque()
+    def __init__(self, limit: int = 10_000, budget: int = QUEUE_BUDGET) -> None:
+        self._replies: deque[tuple[Response, int]] = deque()
         self._limit = limit
+        self._budget = budget
+        self._size = 0
         self._lock = threading.Lock()
 
     def put(self, replies: Iterable[Response]) -> None:
@@ -42,19 +47,30 @@ class ScriptQueue:
                 raise TypeError(f"queue() takes llm_rx.Response objects (llm_rx.testing.reply"
                                 f"(...)), not {type(item).__name__}")
         replies = [settled(item) for item in replies]  # (each call's id and arguments whole)
+        sized = [(item, len(item.model_dump_json())) for item in replies]
+        size = sum(length for _, length in sized)
         with self._lock:
             if len(self._replies) + len(replies) > self._limit:
                 raise OverflowError(f"more than {self._limit} scripted replies waiting")
-            self._replies.extend(replies)
+            if self._size + size > self._budget:
+                raise OverflowError(f"more than {self._budget} bytes of scripted replies "
+                                    f"waiting ({self._size} wait, {size} more asked)")
+            self._replies.extend(sized)
+            self._size += size
 
     def take(self) -> Response | None:
         """The next reply (``None``: none waits)."""
         with self._lock:
-            return self._replies.popleft() if self._replies else None
+            if not self._replies:
+                return None
+            reply, size = self._replies.popleft()
+            self._size -= size
+            return reply
 
     def clear(self) -> None:
         with self._lock:
             self._replies.clear()
+            self._size = 0
 
     def __len__(self) -> int:
         with self._lock:

@@ -16,6 +16,9 @@ a file.
 
 ``llm-rx serve DIR --timing recorded [--replay-speed X]`` sends a capture that has a timing
 file read by read, each at its recorded time (divided by ``X``).
+
+Like the emulator, the proxy answers only requests whose ``Host`` and ``Origin`` name a
+loopback host or one allowed (``_guard.py``): a web page cannot use it.
 """
 
 from __future__ import annotations
@@ -25,13 +28,14 @@ import hashlib
 import re
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -45,6 +49,7 @@ from ._endpoints import (
     requested_model,
     wants_stream,
 )
+from ._guard import HostGuard
 from ._record_codings import Undecodable, Unpacker, decoded
 from ._timing import Timing
 
@@ -253,9 +258,12 @@ async def _proxy(request: Request) -> Response:
     return StreamingResponse(relay(), status_code=upstream.status_code, headers=headers)
 
 
-def create_record_app(upstream: str, out: str | Path) -> Starlette:
-    """The recording proxy (``app.state.recorder`` is its :class:`Recorder`)."""
+def create_record_app(upstream: str, out: str | Path, *,
+                      allow_hosts: Iterable[str] = ()) -> Starlette:
+    """The recording proxy (``app.state.recorder`` is its :class:`Recorder`); a request whose
+    ``Host`` or ``Origin`` is neither loopback nor one of ``allow_hosts`` is answered 403."""
     app = Starlette(routes=[Route("/{path:path}", _proxy,
-                                  methods=["GET", "POST", "PUT", "PATCH", "DELETE"])])
+                                  methods=["GET", "POST", "PUT", "PATCH", "DELETE"])],
+                    middleware=[Middleware(HostGuard, allowed=list(allow_hosts))])
     app.state.recorder = Recorder(upstream, Path(out))
     return app

@@ -23,6 +23,7 @@ from ..errors import LlmRxError
 from ..native import to_native
 from ..read.reassemble import reassemble
 from ..read.translate import translate
+from ._defaults import IDLE_TIMEOUT, JOURNAL_BUDGET, MAX_BODY
 from ._endpoints import Endpoint, reframe, same_body
 from ._frames import split_frames
 from ._index import Capture, CaptureIndex
@@ -33,35 +34,41 @@ from ._queue import ScriptQueue, scripted_pieces
 from ._stats import Stats
 from ._timing import Timing, timing_of
 
-__all__ = ["MAX_BODY", "Answer", "Emulator", "choose", "target"]
+__all__ = ["IDLE_TIMEOUT", "MAX_BODY", "Answer", "Emulator", "choose", "target"]
 
-#: The largest request body read by default (``--max-body``); a larger one is answered 413.
-MAX_BODY = 16 * 1024 * 1024
 
 
 class Emulator:
     """What the app serves and how (``app.state.emulator``): the captures, the default pacing,
     the ``stats`` of what it sent, and the streams still being sent; the scripted replies
-    waiting (``script``), the ``journal`` of requests, and the standing ``fault`` (the
-    ``x-llm-rx-fault`` of every request that has none of its own)."""
+    waiting (``script``), the ``journal`` of requests (credentials redacted unless
+    ``keep_credentials``; at most ``journal_budget`` bytes), the standing ``fault`` (the
+    ``x-llm-rx-fault`` of every request that has none of its own), and the seconds a
+    WebSocket may stay idle (``idle_timeout``)."""
 
-    def __init__(self, index: CaptureIndex, pacing: Pacing, max_body: int = MAX_BODY) -> None:
+    def __init__(self, index: CaptureIndex, pacing: Pacing, max_body: int = MAX_BODY, *,
+                 keep_credentials: bool = False, journal_budget: int = JOURNAL_BUDGET,
+                 idle_timeout: float = IDLE_TIMEOUT) -> None:
         self.index = index
         self.pacing = pacing
         self.max_body = max_body
+        self.idle_timeout = idle_timeout
+        self._keep_credentials = keep_credentials
         self.stats = Stats()
         self.live: set[asyncio.Event] = set()
         self._framed: dict[tuple[str, str], list[bytes]] = {}
         self._native: dict[tuple[str, str], bytes] = {}
         self.script = ScriptQueue()
-        self.journal = Journal()
+        self.journal = Journal(budget=journal_budget, keep_credentials=keep_credentials)
         self.fault: str | None = None
         self.replay_speed: float | None = None  # (a number: captures with a timing keep it)
 
     def reset(self) -> None:
-        """Forgets the scripted replies, the journal and the standing fault."""
+        """Forgets the scripted replies, the journal and the standing fault; the journal
+        redacts credentials again unless the emulator was made to keep them."""
         self.script.clear()
         self.journal.clear()
+        self.journal.keep_credentials = self._keep_credentials
         self.fault = None
 
     def stop_streams(self) -> None:

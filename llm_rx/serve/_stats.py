@@ -12,7 +12,7 @@ from typing import Literal
 
 __all__ = ["Counter", "Stats"]
 
-Counter = Literal["requests", "completed", "disconnected", "dropped", "errors"]
+Counter = Literal["requests", "completed", "disconnected", "dropped", "errors", "busy"]
 
 
 class Stats:
@@ -20,7 +20,8 @@ class Stats:
 
     ``requests``: every request answered (errors too); ``completed``: bodies sent to their
     end; ``disconnected``: streams whose client went away before the end; ``dropped``:
-    connections the server cut for a ``drop-after`` fault; ``errors``: HTTP error replies.
+    connections the server cut for a ``drop-after`` fault; ``errors``: HTTP error replies;
+    ``busy``: connections answered 503 because ``max_connections`` were open.
     """
 
     def __init__(self) -> None:

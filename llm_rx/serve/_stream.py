@@ -26,19 +26,27 @@ from ._plan import Cut, End, Open, Stall, Step, Wait
 from ._plan import Send as Write
 from ._stats import Stats
 
-__all__ = ["DropLogFilter", "Pacer", "ReplayResponse"]
+__all__ = ["DropLogFilter", "Pacer", "ReplayResponse", "quiet_refusal"]
 
 Ending = Literal["completed", "disconnected", "dropped"]
 
 _DROPPING: ContextVar[bool] = ContextVar("llm_rx_serve_dropping", default=False)
 _INCOMPLETE = "ASGI callable returned without completing response."
+_UNSHAKEN = "ASGI callable returned without completing handshake."
 
 
 class DropLogFilter(logging.Filter):
-    """Drops the server's complaint about an unfinished body when the cut was a fault."""
+    """Drops the server's complaint about an unfinished body when the cut was a fault, and
+    about an unfinished WebSocket handshake when it was refused with an HTTP answer."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.msg == _INCOMPLETE and _DROPPING.get())
+        return not (record.msg in (_INCOMPLETE, _UNSHAKEN) and _DROPPING.get())
+
+
+def quiet_refusal() -> None:
+    """The app ends this WebSocket with an HTTP answer (a refusal): the server's complaint
+    that no handshake completed is dropped."""
+    _DROPPING.set(True)
 
 
 async def _gone_within(gone: asyncio.Event, seconds: float) -> bool:

@@ -15,9 +15,11 @@ socket; counts are bytes of the events' JSON sent for the response, whole events
 ``drop-after=N`` closes the socket (code 1011) before the terminal event; ``stall-after=N``
 with ``stall=SECONDS`` pauses; ``error-after=N`` sends the in-band ``error`` event in place
 of the rest; ``status=CODE`` answers each request with an ``error`` message of that status.
-``x-llm-rx-pace`` (or ``--pace``) paces the events as over HTTP. A capture that ends before
-the response's terminal event (a cut stream) closes the socket (code 1011) after its last
-event, as a dropped connection does.
+``x-llm-rx-pace`` (or ``--pace``) paces the events as over HTTP. A socket whose client
+sends nothing for ``--idle-timeout`` seconds (between responses) is closed (code 1001); a
+message larger than ``--max-body`` closes it (code 1009, the server's own limit). A
+capture that ends before the response's terminal event (a cut stream) closes the socket
+(code 1011) after its last event, as a dropped connection does.
 
 What each response sends and when is its plan's (``_plan.py``, with the medium
 ``_media.SocketMessages``); this module reads the messages and performs the steps: a
@@ -31,6 +33,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
+from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..wire.messages import MESSAGE_FRAMINGS, MessageFraming
@@ -60,13 +63,19 @@ def _request(message: str) -> dict[str, Any]:
 
 def _journal(emulator: Emulator, websocket: WebSocket, message: str) -> None:
     """The message in the journal (method ``WEBSOCKET``), its JSON when it is an object."""
+    emulator.journal.add(JournalEntry("WEBSOCKET", websocket.url.path, websocket.headers,
+                                      query=websocket.query_params, body=message.encode()))
+
+
+async def _next(websocket: WebSocket, idle: float) -> Message | None:
+    """The client's next message or disconnect; ``None`` (the socket closed, code 1001)
+    when none came within ``idle`` seconds."""
     try:
-        parsed: Any = orjson.loads(message)
-    except orjson.JSONDecodeError:
-        parsed = None
-    emulator.journal.add(JournalEntry("WEBSOCKET", websocket.url.path, dict(websocket.headers),
-                                      parsed if isinstance(parsed, dict) else None,
-                                      dict(websocket.query_params)))
+        async with asyncio.timeout(idle):
+            return await websocket.receive()
+    except TimeoutError:
+        await websocket.close(1001, f"idle for {idle:g} s (--idle-timeout)")
+        return None
 
 
 def _refusal(framing: MessageFraming, status: int, message: str,
@@ -127,8 +136,8 @@ async def responses_socket(websocket: WebSocket) -> None:
     emulator.live.add(stopping)
     try:
         while not stopping.is_set():
-            received = await websocket.receive()
-            if received["type"] == "websocket.disconnect":
+            received = await _next(websocket, emulator.idle_timeout)
+            if received is None or received["type"] == "websocket.disconnect":
                 return
             emulator.stats.add("requests")
             try:

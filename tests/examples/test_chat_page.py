@@ -10,8 +10,6 @@ import asyncio
 import importlib.util
 import json
 import re
-import shutil
-import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -19,31 +17,19 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import httpx
 import pytest
 import uvicorn
 from ag_ui_validate.transport import TransportOptions, validate_endpoint
-from websockets.sync.client import connect
 
 import llm_rx
 from llm_rx.serve import EmulatorThread
 from llm_rx.serve._server import bind, url_of
+from tests.browser import Chromium
 from tests.captures import capture
 from tests.streams import DONE, chat_chunk, sse
 from tests.ui_judges import read_ui_endpoint
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "chat_page.py"
-# (the flags a headless run in a container needs, and nothing that reaches the network)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found is not None:
-            return found
-    pytest.skip("headless Chromium is not installed (apt-get install -y chromium)")
 
 
 def _example() -> ModuleType:
@@ -90,60 +76,10 @@ _SHOWN = """new Promise((resolve) => {
 })"""
 
 
-class Chromium:
-    """Headless Chromium driven over the DevTools protocol: open a page, and wait (in the
-    page, bounded) until it says the reply ended."""
-
-    def __init__(self) -> None:
-        # (Chromium's helper processes may still write to the profile as it is removed)
-        self._profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
-        self._process = subprocess.Popen(
-            [_chromium(), *FLAGS, f"--user-data-dir={self._profile.name}",
-             "--remote-debugging-port=0", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        assert self._process.stderr is not None
-        self._browser = ""
-        for line in self._process.stderr:  # (Chromium says where it listens, then goes on)
-            if line.startswith("DevTools listening on "):
-                self._browser = line.split(" on ", 1)[1].strip()
-                break
-        assert self._browser, "Chromium did not start its DevTools endpoint"
-        self._drain = threading.Thread(target=self._process.stderr.read, daemon=True)
-        self._drain.start()
-
-    def show(self, url: str) -> dict[str, Any]:
-        """The page's text, reasoning and status once its reply ended."""
-        port = self._browser.split(":")[2].split("/")[0]
-        target = httpx.put(f"http://127.0.0.1:{port}/json/new?about:blank", timeout=10).json()
-        with connect(target["webSocketDebuggerUrl"], open_timeout=10, max_size=None) as ws:
-            calls = iter(range(1, 1000))
-
-            def call(method: str, **params: Any) -> dict[str, Any]:
-                number = next(calls)
-                ws.send(json.dumps({"id": number, "method": method, "params": params}))
-                while True:
-                    message = json.loads(ws.recv(timeout=60))
-                    if message.get("id") == number:
-                        assert "error" not in message, message
-                        result: dict[str, Any] = message["result"]
-                        return result
-
-            call("Page.enable")
-            call("Page.navigate", url=url)
-            while json.loads(ws.recv(timeout=60)).get("method") != "Page.loadEventFired":
-                pass
-            found = call("Runtime.evaluate", expression=_SHOWN, awaitPromise=True,
-                         returnByValue=True, timeout=60_000)
-        shown: dict[str, Any] = json.loads(found["result"]["value"])
-        return shown
-
-    def close(self) -> None:
-        self._process.terminate()
-        self._process.wait(10)
-        self._drain.join(10)
-        assert self._process.stderr is not None
-        self._process.stderr.close()
-        self._profile.cleanup()
+def show(chromium: Chromium, url: str) -> dict[str, Any]:
+    """The page's text, reasoning and status once its reply ended."""
+    shown: dict[str, Any] = json.loads(chromium.evaluate(url, _SHOWN))
+    return shown
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +111,7 @@ def test_chat_page_shows_the_reply_live(
 ) -> None:
     cap = capture(name)
     reply = llm_rx.reassemble(cap.data, cap.provider)
-    shown = chromium.show(f"{page}/?model={_model(name)}&protocol={protocol}")
+    shown = show(chromium, f"{page}/?model={_model(name)}&protocol={protocol}")
     assert shown["text"] == reply.text
     assert shown["reasoning"] == "".join(b.text for b in reply.content if b.type == "thinking")
     assert shown["status"].startswith("done")
@@ -188,7 +124,7 @@ def test_chat_page_shows_a_smoothed_reply_word_by_word(
 ) -> None:
     cap = capture("openai/chat-text-basic.sse")
     reply = llm_rx.reassemble(cap.data, cap.provider)
-    shown = chromium.show(f"{page}/?model=openai__chat-text-basic&protocol={protocol}"
+    shown = show(chromium, f"{page}/?model=openai__chat-text-basic&protocol={protocol}"
                           "&smooth=word")
     deltas = shown["deltas"]  # (each text delta the page appended, as it came)
     assert "".join(deltas) == reply.text
@@ -235,7 +171,7 @@ def hostile_page() -> Iterator[str]:
 def test_chat_page_shows_markup_as_text(
     chromium: Chromium, hostile_page: str, protocol: str
 ) -> None:
-    shown = chromium.show(f"{hostile_page}/?model=openai__chat-markup&protocol={protocol}")
+    shown = show(chromium, f"{hostile_page}/?model=openai__chat-markup&protocol={protocol}")
     assert shown["text"] == MARKUP
     assert shown["elements"] == 0  # (no element was made of the reply)
     assert shown["title"] != "owned"

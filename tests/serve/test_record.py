@@ -40,7 +40,7 @@ OPENAI = "openai/chat-text-basic.sse"
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[EmulatorThread]:
     paths = [capture(ANTHROPIC).path, capture(OPENAI).path]
-    with EmulatorThread(paths, pace=PACE) as server:
+    with EmulatorThread(paths, pace=PACE, keep_credentials=True) as server:  # (what went on)
         yield server
 
 

@@ -226,7 +226,10 @@ def test_the_journal_holds_what_the_client_sent(llm_rx_server: EmulatorThread,
     assert (entry.method, entry.path) == ("POST", "/v1/chat/completions")
     assert entry.json["messages"] == MESSAGES
     assert entry.json["tools"] == tools
-    assert entry.headers["authorization"] == "Bearer test"
+    assert entry.headers["authorization"] == "Bearer …"  # (a credential is redacted)
+    with llm_rx_server.keep_credentials():
+        oa.chat.completions.create(model="openai__chat-text-basic", messages=MESSAGES)
+    assert llm_rx_server.requests[-1].headers["authorization"] == "Bearer test"
 
 
 def test_a_queued_reply_waits_out_a_429_with_retry_after(llm_rx_server: EmulatorThread,
