@@ -29,6 +29,7 @@ _SLOW_MODULES = frozenset({
     "encoders/test_round_trip.py",
     "encoders/test_ui_targets.py",
     "sinks/test_asgi_memory.py",
+    "sinks/test_asgi_slow_client.py",
     "sinks/test_asgi_ui.py",
     "sinks/test_display_cost.py",
     "sinks/test_gallery.py",
