@@ -31,6 +31,7 @@ _SLOW_MODULES = frozenset({
     "sinks/test_asgi_memory.py",
     "sinks/test_asgi_slow_client.py",
     "sinks/test_asgi_ui.py",
+    "sinks/test_citation_cost.py",
     "sinks/test_display_cost.py",
     "sinks/test_gallery.py",
     "sinks/test_hostile_browser.py",

@@ -101,7 +101,8 @@ def markdown_text(text: str, cuts: Sequence[int] = (), inline: bool = False) -> 
     cuts = list(accumulate(len(part) for part in parts[:-1]))
     # (prose with nothing to escape and no cut to place needs no reading of its code spans)
     edits, code = _edits(text, inline, bool(cuts) or _MARKUP.search(text) is not None)
-    places = [_place(cut, text, code) for cut in cuts]
+    starts = [start for start, _ in code]
+    places = [_place(cut, text, code, starts) for cut in cuts]
     pieces: list[str] = []
     out: list[str] = []
     at = 0
@@ -121,10 +122,10 @@ def markdown_text(text: str, cuts: Sequence[int] = (), inline: bool = False) -> 
     return pieces
 
 
-def _place(cut: int, text: str, code: list[tuple[int, int]]) -> int:
-    """Where a cut's markup can go: not in code, not at a line's start."""
+def _place(cut: int, text: str, code: list[tuple[int, int]], starts: list[int]) -> int:
+    """Where a cut's markup can go: not in code, not at a line's start (``starts``: where
+    each stretch of ``code`` starts, made once for all the cuts)."""
     position = min(max(cut, 0), len(text))
-    starts = [start for start, _ in code]
     while True:
         found = bisect_left(starts, position) - 1  # (the last stretch starting before)
         if found >= 0 and position < code[found][1]:
