@@ -35,6 +35,7 @@ _SLOW_MODULES = frozenset({
     "sinks/test_display_cost.py",
     "sinks/test_gallery.py",
     "sinks/test_hostile_browser.py",
+    "sinks/test_hostile_nbconvert.py",
     "sinks/test_hostile_terminal.py",
     "sinks/test_notebooks.py",
     "sources/test_engine_sync_async.py",
