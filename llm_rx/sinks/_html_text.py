@@ -29,8 +29,9 @@ No math either: a notebook's renderer reads math before the Markdown (nbconvert'
 JupyterLab: a ``$$`` in a tool's name and one in its arguments would take the code block's
 end into the math, and what follows out of the code) or after it, in the page's text
 (MathJax, where TeX's ``\href`` makes a link). So no dollar and no backslash that could
-delimit math (``\(``, ``\[``, ``\\``, ``\$``, ``\begin{``, ``\end{``, ``\ref{``) is left
-in the Markdown: each is written as a character reference inside an element of its own
+delimit math (``\(``, ``\[``, ``\\``, ``\$``, ``\begin{``, ``\end{``, ``\ref{``; nor one
+written as a character reference, ``&#36;``, which the Markdown decodes) is left in it:
+each is written as a character reference inside an element of its own
 (``<span>&#36;</span>``: the source holds no delimiter, and the page's text none a math
 reader joins), a Markdown escape as the character it escapes (``\(`` as ``&#40;``), in a
 link's target percent-encoded; a code block or span holding one is written as HTML
@@ -47,6 +48,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from html import unescape
 from itertools import accumulate, pairwise
 from urllib.parse import quote
 
@@ -86,9 +88,12 @@ _NAME = re.compile(r"[\w.:/@+-]+")
 #: A fence that opens at the very start of a line (no container can hold it).
 _OPENER = re.compile(r"(`{3,}|~{3,})([^\n]*)")
 _INFO = re.compile(r"[\w+#.-]*")
+#: A dollar or a backslash written as a character reference, which the Markdown decodes
+#: into the page's text (where a math reader would find it).
+_MATH_ENTITY = r"&(?:#0*(?:36|92)|#[xX]0*(?:24|5[cC])|dollar|bsol);"
 #: What, outside code, could become markup: a tag's or autolink's ``<``, a link's ``](``,
-#: a reference's ``]:``, an image's ``![``; and math (``_MATH``).
-_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|\]\(|\]:|!\[|" + _MATH.pattern)
+#: a reference's ``]:``, an image's ``![``; and math (``_MATH``, ``_MATH_ENTITY``).
+_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|\]\(|\]:|!\[|" + _MATH.pattern + "|" + _MATH_ENTITY)
 _BACKTICKS = re.compile(r"`+")
 _BLANK = re.compile(r"\n[ \t]*\n")
 #: Before a link's target: blanks, at most one line end, then an optional ``<``.
@@ -311,10 +316,18 @@ def _escape(text: str, start: int, end: int, edits: list[tuple[int, int, str]]) 
                 edits.append((at + 1, at + 2, "&#40;" if found == "](" else "&#58;"))
             elif at >= target_end:
                 target_end = _target_end(text, match.end())
-        elif at < target_end:  # (math in a link's target: percent-encoded)
-            edits.append((at, match.end(), found.replace("\\", "%5C").replace("$", "%24")))
         else:
-            edits.append((at, match.end(), _MATH_TEXT[found]))
+            edits.append((at, match.end(), _math_text(found, at < target_end)))
+
+
+def _math_text(found: str, in_target: bool) -> str:
+    """What a dollar, a backslash, a Markdown escape of one, a parenthesis or a bracket, or a
+    reference to one, is written as: in a link's target, percent-encoded."""
+    if found.startswith("&"):
+        found = unescape(found)  # ("$" or "\\")
+    if in_target:
+        return found.replace("\\", "%5C").replace("$", "%24")
+    return _MATH_TEXT[found]
 
 
 def _target_end(text: str, position: int) -> int:

@@ -33,10 +33,10 @@ TERMINAL = ("\x1b]0;PWNED-title\x07", "\x1b]2;PWNED-title\x1b\\",
 
 #: Math, which a notebook's renderer reads before the Markdown (nbconvert's mistune, JupyterLab:
 #: a ``$$`` can carry a code block's end, and a link after it, out of the code) or after it
-#: (MathJax on the page: TeX's ``\href`` makes a link).
+#: (MathJax on the page: TeX's ``\href`` makes a link); written as character references too.
 MATH = ("$$", f"[dollar link](javascript:{RUN})", "$x$ and $$y$$", r"\(z\) \[w\] \\(v\\)",
         r"\begin{equation}e\end{equation} \eqref{e}", rf"\href{{javascript:{RUN}}}{{tex link}}",
-        "`$` and `\\(`", "$")
+        "`$` and `\\(`", "&#36;x&#x24; &#92;(y&#x5C;) &dollar;z&dollar; &bsol;[w&bsol;]", "$")
 
 EVERYTHING = " ".join((*HTML, *MARKDOWN, *TERMINAL, *MATH))
 #: The answer's last words: still shown after everything above.
@@ -151,7 +151,7 @@ def anthropic_math() -> bytes:
                  "```\ncode \\end{x} " + _link("thinking link") + "\n```\n"},
                 {"type": "signature_delta", "signature": "sig"}),
         *_block(1, {"type": "text", "text": "", "citations": []},
-                {"type": "text_delta", "text": "Price $5 and $$ math\n\n```\ncode $$ "
+                {"type": "text_delta", "text": "Answer: $5 and $$ math\n\n```\ncode $$ "
                  + _link("code link") + "\n```\n\n`$` and \\(x\\) \\[y\\] "
                  "\\$ \\\\(z\\\\) \\eqref{e} " + MATH[5] + "\n\n"},
                 {"type": "citations_delta", "citation": cited}),
