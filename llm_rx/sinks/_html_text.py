@@ -17,7 +17,9 @@ through one of these before it joins ``jupyter_display()``'s ``text/markdown``:
     the renderer); one opened further in (inside a list) has its ``<`` escaped like prose.
 * :func:`literal_text` for text shown as it is (a tool's name, a title, a URL, a snippet,
   an error message, the model id): on one line, no character of it read as Markdown or
-  HTML (``&``, ``<``, ``>``, brackets, backslash and backtick written as entities).
+  HTML (``&``, ``<``, ``>``, brackets, backslash and backtick written as entities; so are
+  a ``*``, ``_`` or ``~`` that could open or close emphasis, and a list's or a heading's
+  marker at its start).
 * :func:`code_text` for a name shown as code, :func:`code_block` for text shown as a block
   of code (a tool's arguments, a JSON answer, a server tool's input), :func:`link_target`
   for a URL as a link.
@@ -78,6 +80,11 @@ _MATH_TEXT = {"$": _DOLLAR, "\\$": _DOLLAR, "\\\\": _BACKSLASH, "\\": _BACKSLASH
 
 _LITERAL = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;",
                           "]": "&#93;", "\\": _BACKSLASH, "`": "&#96;", "$": _DOLLAR})
+#: An emphasis or strikethrough character that could open or close one (group 1): not one
+#: with white space (or an end) on both sides, nor ``_`` inside a word.
+_EMPHASIS = re.compile(r"(?<!\S)[*_~](?!\S)|(?<=[^\W_])_(?=[^\W_])|([*_~])")
+#: What makes a line a heading or a list item, or a heading's underline, at its start.
+_LINE_START = re.compile(r"[-+=*#]|\d{1,9}(?=[.)])")
 #: A code block's text in ``<pre>``: no element, no line that could open a fence or close
 #: the display's bold, no math.
 _PRE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;", "~": "&#126;",
@@ -101,8 +108,22 @@ _BEFORE_TARGET = re.compile(r"[ \t]*(?:\n[ \t]*)?<?")
 
 
 def literal_text(text: str) -> str:
-    """``text`` on one line (runs of white space as one space), to be read as it is."""
-    return _SPACE.sub(" ", terminal_text(text)).strip().translate(_LITERAL)
+    """``text`` on one line (runs of white space as one space), to be read as it is,
+    wherever it stands (at a line's start too: no list item, no heading)."""
+    literal = _SPACE.sub(" ", terminal_text(text)).strip().translate(_LITERAL)
+    literal = _EMPHASIS.sub(_unemphasised, literal)  # (what translate wrote is no letter)
+    start = _LINE_START.match(literal)
+    if start is None:
+        return literal
+    end = start.end()
+    if start.group(0)[0].isdigit():  # (``1.``: the dot)
+        return f"{literal[:end]}&#{ord(literal[end])};{literal[end + 1:]}"
+    return f"&#{ord(literal[0])};{literal[1:]}"
+
+
+def _unemphasised(match: re.Match[str]) -> str:
+    found = match.group(1)
+    return match.group(0) if found is None else f"&#{ord(found)};"
 
 
 def code_block(text: str, info: str = "") -> str:

@@ -23,7 +23,7 @@ import llm_rx
 from llm_rx import operators as lxo
 from llm_rx.events import Event
 from llm_rx.sinks import PlainPrinter, jupyter_display, terminal_display
-from llm_rx.sinks._html_text import literal_text, markdown_text
+from llm_rx.sinks._html_text import code_text, literal_text, markdown_text
 from llm_rx.sinks._jupyter import render_frame
 from llm_rx.sinks._term_text import terminal_text
 
@@ -206,6 +206,27 @@ def test_hostile_reply_each_piece_alone_renders_as_text() -> None:
         _check_page("**Tool call** " + literal_text(piece))
         _check_nbconvert_page("".join(markdown_text(piece)))
         _check_nbconvert_page(literal_text(piece))
+
+
+def test_literal_text_makes_no_element_wherever_it_stands() -> None:
+    # bug: a tool's name, a title or a snippet with *stars*, _underscores_ or ~~tildes~~
+    # rendered as emphasis; at a line's start (a server tool's result), "1. " as a list
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    markdown_it = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
+    shapes = ("*em* _em_ ~~del~~ **strong** # heading", "1. item", "2) item", "- item",
+              "+ item", "= underline", "# heading")
+    for piece in (*HTML, *MARKDOWN, *MATH, *shapes, EVERYTHING):
+        for markdown in (literal_text(piece), f"line\n{literal_text(piece)}",
+                         f"> {literal_text(piece)}  ", f"**Tool call** {code_text(piece)}"):
+            for page in (markdown_it.render(markdown), markdown2html_mistune(markdown)):
+                parser = Elements()
+                parser.feed(page)
+                made = {tag for tag, _ in parser.found} - {"p", "span", "code", "blockquote"}
+                assert made <= {"strong", "a"}, (piece, page)
+                assert page.count("<strong>") <= 1, (piece, page)  # (the display's own)
+                for tag, attrs in parser.found:  # (a bare URL a renderer links: http(s))
+                    assert tag != "a" or re.match(r"https?://", dict(attrs)["href"] or "")
 
 
 def test_markdown_of_a_benign_answer_is_kept() -> None:
