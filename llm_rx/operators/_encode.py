@@ -12,7 +12,7 @@ from ..events import Dropped, Event
 from ..fold.builder import fold_error
 from ._adapter import Fold, folded
 
-__all__ = ["encode"]
+__all__ = ["EncodeFold", "encode"]
 
 
 def encode(
@@ -48,11 +48,12 @@ def encode(
     """
     make_encoder(to)  # (an unknown target is refused here, not at subscription)
 
-    return folded(lambda _source, _scheduler: _Frames(to, dropped))
+    return folded(lambda _source, _scheduler: EncodeFold(to, dropped))
 
 
-class _Frames(Fold[bytes]):
-    """One subscription's encoder: a read's frames as one ``bytes`` value."""
+class EncodeFold(Fold[bytes]):
+    """One subscription's encoder: a read's frames as one ``bytes`` value (the body of
+    `encode`; ``sse_response`` wraps it to give up on a client too slow to read)."""
 
     def __init__(self, to: str, dropped: list[Dropped] | None) -> None:
         self._encoder = make_encoder(to, dropped)

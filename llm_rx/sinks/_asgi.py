@@ -4,6 +4,7 @@ a target provider's format, for gateways (needs ``starlette``: the ``serve`` ext
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
@@ -11,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from reactivex import Observable
 
-from ..encoders import HEADERS, MEDIA_TYPES
+from ..encoders import HEADERS, MEDIA_TYPES, make_encoder
+from ..errors import ProviderError
 from ..events import Dropped, Event
-from ..operators import encode
+from ..operators._adapter import Fold, folded
+from ..operators._encode import EncodeFold
 from ..sources._engine import consumer_space
 
 if TYPE_CHECKING:
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["sse_response"]
 
 _END = object()
+_log = logging.getLogger("llm_rx.sinks")
 
 #: How many reads' bytes wait for a slow client at most (a source waits for room).
 ROOM_READS = 8
@@ -53,8 +57,13 @@ def sse_response(
     The upstream is read only as fast as the client reads: at most ``ROOM_READS`` (8) reads
     wait for it. An async source waits for room before its next read, a source read on
     another thread blocks until there is room; a producer that cannot wait (a ``Subject``, a
-    sync source read in the subscribe call on the loop's thread) is cut once ``OVERFLOW``
-    (4 MiB) waits, and the client gets a cut reply.
+    sync source read in the subscribe call on the loop's thread) is given up on once more
+    than ``OVERFLOW`` (4 MiB) waits: the read that went past it is kept, the upstream is no
+    longer read, and the stream ends with the target's own error (a
+    [`ProviderError`][llm_rx.ProviderError], status 503, written by the target's encoder:
+    an ``error`` chunk for ``vercel-ui``, ``RUN_ERROR`` for ``ag-ui``, each provider's error
+    frame), after what waits; the ``llm_rx.sinks`` logger says why (a warning). The client
+    never gets a reply cut silently.
 
     Args:
         events: The reply's events (subscribed to when the response starts).
@@ -70,16 +79,22 @@ def sse_response(
     """
     from starlette.responses import StreamingResponse
 
-    return StreamingResponse(_body(events.pipe(encode(to, dropped=dropped))),
+    make_encoder(to)  # (an unknown target is refused here, not when the response starts)
+    return StreamingResponse(_body(events, to, dropped),
                              status_code=status_code,
                              headers={**HEADERS.get(to, {}), **(headers or {})},
                              media_type=MEDIA_TYPES[to], background=background)
 
 
-async def _body(encoded: Observable[bytes]) -> AsyncIterator[bytes]:
-    """The encoded bytes as the async iterator a response sends, through a bounded hand-off;
-    leaving it (the client went away, or the stream ended) disposes the subscription."""
+async def _body(
+    events: Observable[Event], to: str, dropped: list[Dropped] | None
+) -> AsyncIterator[bytes]:
+    """The events encoded as ``to``, as the async iterator a response sends, through a
+    bounded hand-off; leaving it (the client went away, or the stream ended) disposes the
+    subscription."""
     handoff = _Handoff(asyncio.get_running_loop())
+    encoded = events.pipe(folded(
+        lambda _source, _scheduler: _Sending(EncodeFold(to, dropped), handoff, to)))
     token = consumer_space.set(handoff.room)  # (an async source's reading waits for room)
     try:
         subscription = encoded.subscribe(handoff.put, lambda error: handoff.end(),
@@ -94,6 +109,38 @@ async def _body(encoded: Observable[bytes]) -> AsyncIterator[bytes]:
         subscription.dispose()
 
 
+class _Sending(Fold[bytes]):
+    """``encode(to)``'s fold, which gives up on a client too slow to read: when a read's
+    bytes would leave more than ``OVERFLOW`` waiting for a producer that cannot wait, they
+    are its last; the reply then fails with a `ProviderError`, which the encoder writes as
+    the target's error frame (no target's format is known here), and the upstream is no
+    longer read."""
+
+    def __init__(self, frames: EncodeFold, handoff: _Handoff, to: str) -> None:
+        self._frames = frames
+        self._handoff = handoff
+        self._to = to
+
+    def step(self, events: list[Event]) -> tuple[list[bytes], Exception | None]:
+        values, failure = self._frames.step(events)
+        if failure is None and values:
+            waiting = self._handoff.overflow(values)
+            if waiting is not None:
+                _log.warning("sse_response: the client reads too slowly: %s bytes of the %r "
+                             "stream wait for it (more than %s): the stream ends there, with "
+                             "the target's error", f"{waiting:,}", self._to, f"{OVERFLOW:,}")
+                failure = ProviderError(
+                    "the client reads too slowly: the server gave up on the reply "
+                    f"({waiting:,} bytes waited for it)", status=503, retryable=True)
+        return values, failure
+
+    def end(self, error: Exception | None) -> tuple[list[bytes], Exception | None]:
+        return self._frames.end(error)
+
+    def cancel(self) -> None:
+        self._frames.cancel()
+
+
 class _Handoff:
     """The bounded hand-off between the events' reading and the response's sending.
 
@@ -102,8 +149,9 @@ class _Handoff:
     a producer on another thread (a sync source read on a scheduler's thread) blocks in
     `put` until there is room; a producer on
     the loop's own thread that does not wait (a ``Subject``, a sync source read in the
-    subscribe call) is cut once ``OVERFLOW`` bytes wait: the client gets a cut reply, never
-    an unbounded buffer.
+    subscribe call) is given up on by `_Sending` once more than ``OVERFLOW`` bytes wait
+    (`overflow`): the client gets the target's error after what waits, never an unbounded
+    buffer.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -116,14 +164,23 @@ class _Handoff:
         self._arrived = asyncio.Event()
         self._taken = asyncio.Event()
 
+    def overflow(self, values: list[bytes]) -> int | None:
+        """How many bytes would wait with ``values`` (one read's), when that is more than
+        ``OVERFLOW`` from a producer that cannot wait (on the loop's thread); else ``None``
+        (a producer on another thread waits for room in `put`)."""
+        if threading.get_ident() != self._thread:
+            return None
+        with self._lock:
+            if not self._items or self._closed:
+                return None
+            waiting = self._size + sum(len(value) for value in values)
+        return waiting if waiting > OVERFLOW else None
+
     def put(self, data: bytes) -> None:
         """Hand over a read's bytes; from another thread, wait for room first."""
         with self._lock:
             if threading.get_ident() != self._thread:
                 self._lock.wait_for(lambda: self._closed or len(self._items) < ROOM_READS)
-            elif self._items and self._size + len(data) > OVERFLOW:  # (one that cannot wait)
-                self._items.append(_END)
-                self._closed = True
             if self._closed:
                 return
             self._items.append(data)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from ._format import (
     problem_text,
     thinking_title,
 )
-from ._html_text import code_text, link_target, literal_text, markdown_text
+from ._html_text import code_block, code_text, link_target, literal_text, markdown_text
 from ._live import DEFAULT_REFRESH_PER_SECOND, live
 from ._server_tools import ToolLines, server_tool_lines
 from ._sources import Source, Sources, cited_pieces, markers, short_url, snippet_text
@@ -209,7 +208,7 @@ def render_frame(
             text = block.text
             answer = answer_json_text(text, final)  # (a JSON answer: its object, indented)
             if answer is not None:
-                markdown.append(_fenced(answer, "json"))
+                markdown.append(code_block(answer, "json"))
             else:
                 markdown.append(closed_markdown(_cited_markdown(block, sources)))
             plain.append(text if answer is None else answer)
@@ -220,7 +219,7 @@ def render_frame(
         elif isinstance(block, ToolCallBlock):
             arguments = arguments_text(block, final)
             markdown.append(f"**Tool call** {code_text(block.name or '?')}\n"
-                            + _fenced(arguments, "json"))
+                            + code_block(arguments, "json"))
             plain.append(f"[tool call] {block.name}({arguments})")
         elif isinstance(block, RefusalBlock):
             (refusal,) = markdown_text(block.text, inline=True)
@@ -299,7 +298,7 @@ def _tool_body(tool: ToolLines) -> str:
     """What a server tool was given (the whole input, as code), then its result's lines."""
     parts = []
     if tool.code is not None:
-        parts.append(_fenced(tool.code))
+        parts.append(code_block(tool.code))
     if tool.details:
         parts.append("\n".join(f"> {literal_text(line)}  " for line in tool.details))
     return "\n\n".join(parts)
@@ -334,16 +333,3 @@ def _names_a_site(title: str) -> bool:
 
 def _quote(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
-
-
-def _fenced(text: str, info: str = "") -> str:
-    """``text`` as a code block (control characters dropped: the terminal rule's)."""
-    text = terminal_text(text)
-    fence = _fence(text)
-    return f"{fence}{info}\n{text}\n{fence}"
-
-
-def _fence(text: str) -> str:
-    """A code fence longer than any run of backticks inside ``text``."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)

@@ -8,7 +8,7 @@ title, for a document without one), numbered in the order the answer first cites
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ..wire.citations import Citation
@@ -27,6 +27,8 @@ class Source:
     url: str | None
     title: str | None
     snippets: list[str]
+    #: the snippets kept, found at once (a source cited thousands of times)
+    known: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -48,18 +50,16 @@ def cited_pieces(
     pieces: list[tuple[str, list[int]]] = []
     for position, block in enumerate(run.blocks):
         found = run.citations[position] if position < len(run.citations) else ()
-        ends: dict[int, list[int]] = {}
+        ends: dict[int, dict[int, None]] = {}  # (each place's numbers, in order, once)
         for citation in found:
             source = _source(citation, sources)
             if source is None or citation.in_text:
                 continue
             end = citation.end if citation.end is not None else len(block.text)
-            numbers = ends.setdefault(min(end, len(block.text)), [])
-            if source.number not in numbers:
-                numbers.append(source.number)
+            ends.setdefault(min(end, len(block.text)), {})[source.number] = None
         start = 0
         for end in sorted(ends):
-            pieces.append((block.text[start:end], ends[end]))
+            pieces.append((block.text[start:end], list(ends[end])))
             start = end
         pieces.append((block.text[start:], []))
     return pieces
@@ -85,7 +85,8 @@ def _source(citation: Citation, sources: Sources) -> Source | None:
     elif known.title is None and citation.title:
         known.title = citation.title
     snippet = (citation.snippet or "").strip()
-    if snippet and snippet not in known.snippets:
+    if snippet and snippet not in known.known:
+        known.known.add(snippet)
         known.snippets.append(snippet)
     return known
 

@@ -31,7 +31,14 @@ TERMINAL = ("\x1b]0;PWNED-title\x07", "\x1b]2;PWNED-title\x1b\\",
             "\x1b[2J\x1b[H", "\x1b[1A\x1b[2K", "\x1bc", "\x9b2J", "\x9d0;PWNED\x07",
             "\u202eevil\u202c", "\r\x08\x07\x0b\x0c")
 
-EVERYTHING = " ".join((*HTML, *MARKDOWN, *TERMINAL))
+#: Math, which a notebook's renderer reads before the Markdown (nbconvert's mistune, JupyterLab:
+#: a ``$$`` can carry a code block's end, and a link after it, out of the code) or after it
+#: (MathJax on the page: TeX's ``\href`` makes a link); written as character references too.
+MATH = ("$$", f"[dollar link](javascript:{RUN})", "$x$ and $$y$$", r"\(z\) \[w\] \\(v\\)",
+        r"\begin{equation}e\end{equation} \eqref{e}", rf"\href{{javascript:{RUN}}}{{tex link}}",
+        "`$` and `\\(`", "&#36;x&#x24; &#92;(y&#x5C;) &dollar;z&dollar; &bsol;[w&bsol;]", "$")
+
+EVERYTHING = " ".join((*HTML, *MARKDOWN, *TERMINAL, *MATH))
 #: The answer's last words: still shown after everything above.
 END = "END-OF-ANSWER"
 
@@ -125,6 +132,41 @@ def openai_refusal() -> bytes:
         + b"data: [DONE]\n\n"
 
 
+def _link(text: str) -> str:
+    return f"[{text}](javascript:{RUN})"
+
+
+def anthropic_math() -> bytes:
+    """A reply whose math would carry code out of its block, where a renderer reads math
+    before the Markdown: a ``$$`` in a tool's name and in its arguments, in the prose and in
+    a code block after it, an environment opened in thinking and closed in code, each with
+    a link after it; a cited title and snippet with ``$``, a URL with a dollar and a backslash."""
+    cited = {"type": "web_search_result_location", "cited_text": "costs $5 $$ and `$x$`",
+             "url": "https://example.com/a$b\\(c", "title": "Title $$ " + _link("title link"),
+             "encrypted_index": "x"}
+    events = [
+        *_opening(),
+        *_block(0, {"type": "thinking", "thinking": ""},
+                {"type": "thinking_delta", "thinking": "think \\begin{x} then\n\n"
+                 "```\ncode \\end{x} " + _link("thinking link") + "\n```\n"},
+                {"type": "signature_delta", "signature": "sig"}),
+        *_block(1, {"type": "text", "text": "", "citations": []},
+                {"type": "text_delta", "text": "Answer: $5 and $$ math\n\n```\ncode $$ "
+                 + _link("code link") + "\n```\n\n`$` and \\(x\\) \\[y\\] "
+                 "\\$ \\\\(z\\\\) \\eqref{e} " + MATH[5] + "\n\n"},
+                {"type": "citations_delta", "citation": cited}),
+        *_block(2, {"type": "tool_use", "id": "t1", "name": "lookup$$", "input": {}},
+                {"type": "input_json_delta", "partial_json": orjson.dumps(
+                    {"q": "x $$ " + _link("tool link") + " \\begin{y}"}).decode()}),
+        *_block(3, {"type": "text", "text": ""},
+                {"type": "text_delta", "text": f"$$ {END}"}),
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+         "usage": {"output_tokens": 20}},
+        {"type": "message_stop"},
+    ]
+    return _sse(events)
+
+
 #: Each hostile body, by a name (with its file suffix).
 BODIES = {"anthropic-reply.sse": anthropic_reply, "anthropic-error.sse": anthropic_error,
-          "openai-refusal.sse": openai_refusal}
+          "openai-refusal.sse": openai_refusal, "anthropic-math.sse": anthropic_math}

@@ -96,4 +96,8 @@ def test_sse_response_bounds_what_a_producer_that_cannot_wait_leaves(
     body = httpx.get(f"{server}/anthropic?frames={frames}", timeout=30).content
     reply = llm_rx.reassemble(body, "anthropic")
     assert reply.complete is complete  # (past the bound: a cut reply, never a finished one)
+    if not complete:  # (and the client is told: the target's error frame)
+        assert reply.error is not None
+        assert reply.error.kind == "provider", reply.error
+        assert "too slowly" in reply.error.message
     assert len(body) < 5 * 1024 * 1024

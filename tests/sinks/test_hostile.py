@@ -23,18 +23,18 @@ import llm_rx
 from llm_rx import operators as lxo
 from llm_rx.events import Event
 from llm_rx.sinks import PlainPrinter, jupyter_display, terminal_display
-from llm_rx.sinks._html_text import literal_text, markdown_text
+from llm_rx.sinks._html_text import code_text, literal_text, markdown_text
 from llm_rx.sinks._jupyter import render_frame
 from llm_rx.sinks._term_text import terminal_text
 
-from .hostile import BODIES, END, EVERYTHING, HTML, MARKDOWN, TERMINAL
+from .hostile import BODIES, END, EVERYTHING, HTML, MARKDOWN, MATH, TERMINAL
 from .test_jupyter import FakeDisplay
 from .timeline import cold_timeline
 
 #: The elements a frame may hold: Markdown's, and the display's own.
 ELEMENTS = {"p", "strong", "em", "code", "pre", "a", "ul", "ol", "li", "blockquote", "hr",
             "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td",
-            "br", "details", "summary", "div", "sub", "sup", "del", "s"}
+            "br", "details", "summary", "div", "sub", "sup", "del", "s", "span"}
 #: The attributes, each with what its value may be.
 ATTRIBUTES = {"href": re.compile(r"(https?|mailto):", re.IGNORECASE),
               "style": re.compile(r"margin: 0 0 [0-9.]+em|text-align:(left|center|right)"),
@@ -46,6 +46,60 @@ OWN_SEQUENCES = re.compile(
     r"\x1b\[[0-9;]*m|\x1b\[\?25[lh]|\x1b\[[0-9]*[AK]|\x1b\[2K|\r"
     r"|\x1b\]8;id=[0-9]+;https?://[^\x1b\x07]*\x1b\\|\x1b\]8;;\x1b\\")
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+#: What a math typesetter (MathJax 2's tex2jax, MathJax 3's FindTeX) reads as math in one
+#: string of a page's text: two dollars, ``\(``, ``\[``, an environment or a reference.
+MATH_DELIMITER = re.compile(r"\$.*\$|\\[()\[\]]|\\(?:begin|end|ref|eqref)\{", re.DOTALL)
+
+
+class MathText(HTMLParser):
+    """A page's text as a math typesetter reads it: one string per run of text that no
+    element breaks (``br`` and ``wbr`` do not; a comment is no text), outside ``pre``,
+    ``code``, ``script``, ``style`` and ``textarea``, which it skips."""
+
+    SKIPPED = frozenset({"pre", "code", "script", "style", "textarea"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.strings: list[str] = []
+        self._now: list[str] = []
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in ("br", "wbr"):
+            self._flush()
+            self._skipping += tag in self.SKIPPED
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in ("br", "wbr"):
+            self._flush()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in ("br", "wbr"):
+            self._flush()
+            self._skipping -= tag in self.SKIPPED and self._skipping > 0
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self._now.append(data)
+
+    def close(self) -> None:
+        super().close()
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._now:
+            self.strings.append("".join(self._now))
+            self._now = []
+
+
+def math_read(page: str) -> list[str]:
+    """The strings of ``page`` in which a math typesetter would find math."""
+    reader = MathText()
+    reader.feed(page)
+    reader.close()
+    return [text for text in reader.strings if MATH_DELIMITER.search(text)]
 
 
 class Elements(HTMLParser):
@@ -107,11 +161,72 @@ def test_hostile_reply_plain_fallback_has_no_control_character(name: str) -> Non
     assert UNSAFE.search(render_frame(response, final=True).plain) is None
 
 
+#: The classes nbconvert's Markdown renderer gives: Pygments' in a highlighted code block.
+_MISTUNE_CLASS = re.compile(r"highlight|[a-z][a-z0-9]{0,2}|anchor-link")
+
+
+def _check_nbconvert_page(markdown: str) -> None:
+    """``markdown`` rendered by nbconvert's Markdown renderer (mistune with math read
+    first, raw HTML kept: what ``jupyter nbconvert --to html`` does with a notebook's
+    Markdown output): only the allowed elements and attributes, and no math in the text."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    page = markdown2html_mistune(markdown)
+    parser = Elements()
+    parser.feed(page)
+    for tag, attrs in parser.found:
+        assert tag in ELEMENTS, (tag, page)
+        for name, value in attrs:
+            if name == "class":
+                assert _MISTUNE_CLASS.fullmatch(value or ""), (tag, value)
+            elif name == "id":  # (a heading's, for its anchor)
+                assert tag.startswith("h"), (tag, value)
+            elif name == "href":
+                assert re.match(r"(https?:|mailto:|#)", value or "", re.IGNORECASE), value
+            else:
+                assert name in ATTRIBUTES, (tag, name, value)
+                assert ATTRIBUTES[name].fullmatch(value or ""), (tag, name, value)
+    assert math_read(page) == [], math_read(page)[:3]
+
+
+@pytest.mark.parametrize("name", list(BODIES))
+def test_hostile_reply_renders_no_markup_and_no_math_in_nbconvert(name: str) -> None:
+    # bug: nbconvert reads $$ ... $$ before the Markdown: a tool name's $$ and one in its
+    # arguments carried the code block's end out of the code, and a javascript: link after
+    # it became live; and math left in the page's text is typeset (TeX's \href: a link)
+    pytest.importorskip("nbconvert")
+    for markdown in _frames(BODIES[name]()):
+        _check_nbconvert_page(markdown)
+
+
 def test_hostile_reply_each_piece_alone_renders_as_text() -> None:
-    for piece in (*HTML, *MARKDOWN, EVERYTHING):
+    for piece in (*HTML, *MARKDOWN, *MATH, EVERYTHING):
         _check_page("".join(markdown_text(piece)))
         _check_page(literal_text(piece))
         _check_page("**Tool call** " + literal_text(piece))
+        _check_nbconvert_page("".join(markdown_text(piece)))
+        _check_nbconvert_page(literal_text(piece))
+
+
+def test_literal_text_makes_no_element_wherever_it_stands() -> None:
+    # bug: a tool's name, a title or a snippet with *stars*, _underscores_ or ~~tildes~~
+    # rendered as emphasis; at a line's start (a server tool's result), "1. " as a list
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    markdown_it = MarkdownIt("commonmark", {"html": True}).enable("strikethrough")
+    shapes = ("*em* _em_ ~~del~~ **strong** # heading", "1. item", "2) item", "- item",
+              "+ item", "= underline", "# heading")
+    for piece in (*HTML, *MARKDOWN, *MATH, *shapes, EVERYTHING):
+        for markdown in (literal_text(piece), f"line\n{literal_text(piece)}",
+                         f"> {literal_text(piece)}  ", f"**Tool call** {code_text(piece)}"):
+            for page in (markdown_it.render(markdown), markdown2html_mistune(markdown)):
+                parser = Elements()
+                parser.feed(page)
+                made = {tag for tag, _ in parser.found} - {"p", "span", "code", "blockquote"}
+                assert made <= {"strong", "a"}, (piece, page)
+                assert page.count("<strong>") <= 1, (piece, page)  # (the display's own)
+                for tag, attrs in parser.found:  # (a bare URL a renderer links: http(s))
+                    assert tag != "a" or re.match(r"https?://", dict(attrs)["href"] or "")
 
 
 def test_markdown_of_a_benign_answer_is_kept() -> None:

@@ -267,7 +267,7 @@ def test_jupyter_display_server_tools_show_what_ran() -> None:
     assert ('>⚙ bash_code_execution: echo "65465-6544 * 65464-6+1.02255'
             '" | bc -l</div>') in final  # (nothing more to show: a line, not collapsed)
     assert ("<summary>⚙ bash_code_execution: exit code 0</summary>\n\n"
-            "> -428330955.97745") in final
+            "> &#45;428330955.97745") in final  # (a "-" that would start a list: as text)
     assert "`[server_tool_use]`" not in final
 
 
