@@ -114,12 +114,11 @@ def _counts_ok(value: Any, key: str = "") -> bool:
     any depth) is a whole number from 0 to 2**53 - 1, as every target's schema has it."""
     if isinstance(value, dict):
         return all(_counts_ok(item, str(name)) for name, item in value.items())
+    if key.lower().endswith(("tokens", "count")):  # (``..._tokens``, ``...Tokens``, ``...Count``)
+        return value is not None and _count_ok(value)  # (a list there is no count either)
     if isinstance(value, list):
         return all(_counts_ok(item, key) for item in value)
-    lowered = key.lower()  # (a count is named ``..._tokens``, ``...Tokens``, ``...Count``)
-    if not lowered.endswith(("tokens", "count")):
-        return True
-    return value is not None and _count_ok(value)
+    return True
 
 
 def _counted(usage: Usage) -> Usage:

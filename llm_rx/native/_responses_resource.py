@@ -53,8 +53,8 @@ def responses_citation(citation: Any) -> dict[str, Any] | None:
 def _epoch(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        return int(value)
+    if isinstance(value, (int, float)):  # (a time a JSON reader reads whole: not NaN, not
+        return int(value) if 0 <= value < 2**53 else None  # negative, not past 2**53)
     if isinstance(value, str) and value:
         text = value.strip().replace("Z", "+00:00")
         head, dot, tail = text.partition(".")

@@ -16,6 +16,9 @@ decoded and handing it every frame they do not recognise:
   shortcuts (the bytes of the last delta frame; the shape
   of the last plain chunk: its keys, the values that must stay the same, the one delta that
   varies), listed by provider in :func:`decoders`.
+- :mod:`.responses`: the Responses decoder with shortcuts: a text delta frame as a regular
+  expression, its string, sequence number, padding and item id free (kept from reply to
+  reply, by shape).
 
 Only the sources (:mod:`llm_rx.sources`) read the switch, and make these decoders when it is
 on. Each must give exactly what the plain decoder gives. With the switch off none is made,
