@@ -28,7 +28,7 @@ import orjson
 from ..events import Event, TextDelta
 from ..wire._responses_items import Part
 from ..wire.openai_responses import OpenAIResponsesDecoder
-from .runs import BATCH
+from .runs import BATCH, BATCH_TRIES, Runs
 from .templates import json_strings
 
 __all__ = ["Pattern", "ResponsesShortcuts"]
@@ -131,7 +131,7 @@ def _compiled(pieces: tuple[bytes, ...], holes: tuple[bytes, ...]
     return re.compile(body), re.compile(_NAME + body + rb"\n\n")
 
 
-class ResponsesShortcuts(OpenAIResponsesDecoder):
+class ResponsesShortcuts(Runs, OpenAIResponsesDecoder):
     """The hot path over :class:`~llm_rx.wire.openai_responses.OpenAIResponsesDecoder`:
     text delta frames matching the last one's :class:`Pattern`; anything else goes to the
     decoder's own methods."""
@@ -174,15 +174,19 @@ class ResponsesShortcuts(OpenAIResponsesDecoder):
 
     def _frames(self, frames: list[Any], out: list[Event]) -> None:
         """A read's frames: runs the pattern matches in batches where there are enough
-        frames, the others one by one (each step makes progress)."""
+        frames (a few tries in each slice of a huge read: linear in it), the others one by
+        one (each step makes progress)."""
+        if self._in_slices(frames, out, self._frames):
+            return
         count = len(frames)
-        batches = count >= BATCH
+        tries = BATCH_TRIES if count >= BATCH else 0
         position = 0
         while position < count:
-            if batches and self._pattern is not None:
+            if tries and self._pattern is not None:
+                tries -= 1
                 position = self._batch(frames, position, out)
             if position < count:
-                position = self._one_by_one(frames, position, out, early=batches)
+                position = self._one_by_one(frames, position, out, early=tries > 0)
 
     def _batch(self, frames: list[Any], start: int, out: list[Event]) -> int:
         """Decode the frames from ``start`` that the pattern matches, as one batch; returns

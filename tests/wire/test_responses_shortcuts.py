@@ -91,3 +91,42 @@ def speed_learn(data: bytes, value: str) -> Any:
     from llm_rx.speed.responses import learn
 
     return learn(data, value, Part(0, "text"))
+
+
+def _alternating(parts: int) -> bytes:
+    """A reply whose text deltas go to two parts in turn (each frame a new pattern)."""
+    def event(frame: dict[str, Any]) -> bytes:
+        return b"event: " + frame["type"].encode() + b"\ndata: " + orjson.dumps(frame) + b"\n\n"
+
+    head = [event({"type": "response.created", "sequence_number": 0,
+                   "response": {"id": "r", "status": "in_progress", "output": []}})]
+    for index in (0, 1):
+        head.append(event({"type": "response.output_item.added", "output_index": index,
+                           "item": {"id": f"m{index}", "type": "message", "content": []}}))
+    body = [event({"type": "response.output_text.delta", "item_id": f"m{n % 2}",
+                   "output_index": n % 2, "content_index": 0, "delta": "x",
+                   "sequence_number": n + 3}) for n in range(parts)]
+    return b"".join(head + body)
+
+
+def test_a_read_of_frames_that_change_the_pattern_costs_linear_work(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # bug class: each new pattern scanning every frame left in the read: quadratic in a
+    # huge read whose frames alternate between parts
+    from llm_rx.speed.responses import ResponsesShortcuts
+
+    scanned = 0
+    batch = ResponsesShortcuts._batch
+
+    def counted(self: Any, frames: list[Any], start: int, out: list[Any]) -> int:
+        nonlocal scanned
+        scanned += len(frames) - start
+        return batch(self, frames, start, out)
+
+    monkeypatch.setattr(ResponsesShortcuts, "_batch", counted)
+    for parts in (2_000, 8_000):
+        scanned = 0
+        decoder = make_decoder("openai-responses", decoders=speed.decoders())
+        events = decoder.decode(_alternating(parts))
+        assert sum(type(e).__name__ == "TextDelta" for e in events) == parts
+        assert scanned <= 12 * parts
