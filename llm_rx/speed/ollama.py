@@ -120,6 +120,20 @@ class OllamaShortcuts(Runs, OllamaDecoder):
     _learning = 3  # tries left to learn them
 
     def decode(self, chunk: bytes) -> list[Event]:
+        usual = self._usual
+        if (  # a live stream's usual read: complete usual lines, nothing held before them
+            usual is not None
+            and self._open_kind == "text"
+            and not self.finished
+            and chunk.endswith(b"\n")
+            and not self._lines.holding
+            and len(chunk) <= self._lines.max_frame
+        ):
+            texts = usual.block(chunk[:-1])
+            if texts is not None:  # (what the framer's ``block`` would have taken: the same)
+                events: list[Event] = []
+                self._deltas(texts, events)
+                return events
         taken: list[Event] = []  # (the events of the lines taken whole)
 
         def whole(block: bytes) -> bool:

@@ -78,6 +78,11 @@ class NDJSONDecoder:
             self._hold(rest, out)
         return out
 
+    @property
+    def holding(self) -> bool:
+        """Whether an unfinished line is held for the next chunk."""
+        return bool(self._pending)
+
     def flush(self) -> list[bytes]:
         """The last line, if the body did not end with a line end."""
         rest = bytes(self._pending).strip()
