@@ -7,7 +7,8 @@ is learnt twice when the plain decoder has decoded it (``_learn_shape``): as its
 text and the usage counts). A later chunk with the same bytes but for those two is read by
 parsing the two alone, a run of them at C level (``_batch``); one of the same shape with a
 handful of lookups; anything else is handed to the plain decoder (``GeminiDecoder._chunk``),
-which gives the same events.
+which gives the same events. A read that is one whole ``data:`` event, once a chunk was
+learnt, skips the framer.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..events import Event, TextDelta
 from ..wire._boundary import new_event
 from ..wire._checks import MAX_DEPTH, SHALLOW, check_depth
 from ..wire._gemini_tables import CANDIDATE_FIELDS, CHUNK_FIELDS
+from ..wire.base import _alone
 from ..wire.gemini import GeminiDecoder
 from ..wire.sse import SSEEvent
 from .batches import TemplateFrames
@@ -51,6 +53,20 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
 
     _fast: Shape | None = None  # the last plain chunk's shape
     _spans: Spans | None = None  # ... and its bytes
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        """A read that is one whole ``data:`` event (a live stream's usual read), the framer
+        holding nothing, is that frame without the framer, behind the same boundary."""
+        if self._spans is not None and not self.finished and chunk.startswith(b"data: "):
+            end = 4 if chunk.endswith(b"\r\n\r\n") else 2 if chunk.endswith(b"\n\n") else 0
+            frame = chunk[6 : len(chunk) - end] if end else b""
+            if (frame and b"\n" not in frame and b"\r" not in frame
+                    and len(frame) <= self._sse.max_frame and self._sse.at_rest()):
+                return self._run(_alone, frame, self._one_frame)
+        return super().decode(chunk)
+
+    def _one_frame(self, frames: list[bytes], out: list[Event]) -> None:
+        self._each(frames, out, self._data)
 
     def _chunk(self, chunk: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         super()._chunk(chunk, raw, out)
