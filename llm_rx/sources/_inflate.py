@@ -30,6 +30,7 @@ import zlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Protocol
 
+from .._extras import install_hint
 from ..errors import WireFormatError
 
 __all__ = ["PIECE", "ZSTD_STEP", "ZSTD_WINDOW", "Inflater", "ainflated", "inflated", "inflater"]
@@ -41,7 +42,7 @@ ZSTD_STEP = 128
 #: The largest zstd window a body may ask for.
 ZSTD_WINDOW = 8 * 1024 * 1024
 
-_EXTRA = "pip install 'llm-rx[compression]'"
+_EXTRA = install_hint("compression")
 
 
 class _Coding(Protocol):
