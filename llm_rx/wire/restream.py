@@ -14,6 +14,13 @@ the terminal event its status names; a Bedrock ``Converse`` body becomes the eve
 messages of ``ConverseStream``; a legacy ``text_completion`` is one chunk of its stream; a
 Cohere v2 chat body becomes ``message-start``, its tool plan, content, tool calls and
 citations, each started whole, and ``message-end``.
+
+A body that is not a finished reply (`llm_rx.wire.finished.unfinished`: a Responses status
+``queued``, ``in_progress``, ``cancelled`` or one nobody knows; an Anthropic, Bedrock or
+Cohere body without its stop field) is re-framed without the frames that end its stream
+(``response.completed``, ``message_delta`` and ``message_stop``, ``messageStop``,
+``message-end``): its decoder reads it as a cut reply, never a complete one, and
+`llm_rx.wire.finished.SoFar` ends that reading with what the body says.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any
 import orjson
 
 from .eventstream import encode_message
+from .finished import unfinished
 from .nonstream import nonstream_provider
 
 __all__ = ["RESTREAMERS", "nonstream_provider", "restream"]
@@ -59,6 +67,8 @@ def _openai_chat(body: dict[str, Any]) -> bytes:
 
 def _anthropic(body: dict[str, Any]) -> bytes:
     message = dict(body)  # (its content, given whole, is read as blocks that start and stop)
+    if unfinished(body, "anthropic") is not None:  # (no stop: the stream is cut after it)
+        return _sse([("message_start", {"type": "message_start", "message": message})])
     delta = {
         "stop_reason": message.pop("stop_reason", None),
         "stop_sequence": message.pop("stop_sequence", None),
@@ -76,15 +86,19 @@ _RESPONSES_END = {"incomplete": "response.incomplete", "failed": "response.faile
 
 
 def _openai_responses(body: dict[str, Any]) -> bytes:
-    created = {**body, "output": [], "status": "in_progress", "usage": None}
+    ended = unfinished(body, "openai-responses") is None
+    created = {**body, "output": [], "usage": None}
+    if ended or "status" not in body:  # (one that did not end keeps its own status: no
+        created["status"] = "in_progress"  # frame after this one says it)
     frames: list[tuple[str | None, dict[str, Any]]] = [
         ("response.created", {"type": "response.created", "response": created})
     ]
     for position, item in enumerate(body.get("output") or ()):
         done = {"type": "response.output_item.done", "output_index": position, "item": item}
         frames.append(("response.output_item.done", done))
-    end = _RESPONSES_END.get(str(body.get("status")), "response.completed")
-    frames.append((end, {"type": end, "response": body}))
+    if ended:
+        end = _RESPONSES_END.get(str(body.get("status")), "response.completed")
+        frames.append((end, {"type": end, "response": body}))
     return _sse(frames)
 
 
@@ -135,13 +149,17 @@ def _bedrock(body: dict[str, Any]) -> bytes:
     ]
     for position, block in enumerate(message.get("content") or ()):
         events += _bedrock_block(position, block if isinstance(block, dict) else {})
+    ended = unfinished(body, "bedrock-converse") is None
     stop = {"stopReason": body.get("stopReason")}
     if "additionalModelResponseFields" in body:
         stop["additionalModelResponseFields"] = body["additionalModelResponseFields"]
-    events.append(("messageStop", stop))
+    if ended:  # (else no messageStop: the stream is cut; its fields go with the metadata)
+        events.append(("messageStop", stop))
     metadata: dict[str, Any] = {
         key: body[key] for key in ("usage", "metrics", "trace") if key in body
     }
+    if not ended and "additionalModelResponseFields" in stop:
+        metadata["additionalModelResponseFields"] = stop["additionalModelResponseFields"]
     if metadata:
         events.append(("metadata", metadata))
     return b"".join(
@@ -180,6 +198,8 @@ def _cohere(body: dict[str, Any]) -> bytes:
     for index, citation in enumerate(message.get("citations") or ()):
         add("citation-start", index, "citations", citation)
         frames.append(("citation-end", {"type": "citation-end", "index": index}))
+    if unfinished(body, "cohere") is not None:  # (no finish_reason: cut before message-end)
+        return _sse(frames)
     end: dict[str, Any] = {"finish_reason": body.get("finish_reason")}
     if "usage" in body:
         end["usage"] = body["usage"]
