@@ -11,9 +11,11 @@ chunk per choice (the message as the delta) and a usage chunk; an Anthropic mess
 ``message_start`` with the content given whole, ``message_delta`` and ``message_stop``; a
 Responses ``response`` becomes ``response.created``, one ``output_item.done`` per item and
 the terminal event its status names; a Bedrock ``Converse`` body becomes the event-stream
-messages of ``ConverseStream``; a legacy ``text_completion`` is one chunk of its stream; a
-Cohere v2 chat body becomes ``message-start``, its tool plan, content, tool calls and
-citations, each started whole, and ``message-end``.
+messages of ``ConverseStream`` (a ``citationsContent`` block as its text deltas and one
+``citation`` delta per citation, as the stream gives cited text); a legacy
+``text_completion`` is one chunk of its stream; a Cohere v2 chat body becomes
+``message-start``, its tool plan, content, tool calls and citations, each started whole,
+and ``message-end``.
 
 A body that is not a finished reply (`llm_rx.wire.finished.unfinished`: a Responses status
 ``queued``, ``in_progress``, ``cancelled`` or one nobody knows; an Anthropic, Bedrock or
@@ -113,6 +115,18 @@ def _ollama(body: dict[str, Any]) -> bytes:
 _EVENT_HEADERS = {":content-type": "application/json", ":message-type": "event"}
 
 
+def _cited(value: Any) -> bool:
+    """Whether a ``citationsContent`` block has the model's shape: ``content``, text parts,
+    and ``citations``, objects (another is given whole, as an opaque block)."""
+    if not isinstance(value, dict):
+        return False
+    content, citations = value.get("content") or [], value.get("citations") or []
+    return (isinstance(content, list) and isinstance(citations, list)
+            and all(isinstance(part, dict) and isinstance(part.get("text"), str)
+                    for part in content)
+            and all(isinstance(citation, dict) for citation in citations))
+
+
 def _bedrock_block(position: int, block: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     at = {"contentBlockIndex": position}
     member, value = next(iter(block.items())) if block else ("", None)
@@ -134,7 +148,13 @@ def _bedrock_block(position: int, block: dict[str, Any]) -> list[tuple[str, dict
             parts = [{"redactedContent": value.get("redactedContent", "")}]
         events += [("contentBlockDelta", {**at, "delta": {"reasoningContent": part}})
                    for part in parts]
-    else:  # (a block ConverseStream gives whole: an image, a citation, a server tool's)
+    elif member == "citationsContent" and _cited(value):
+        # (cited text streams as its text deltas, then one citation delta per citation)
+        events += [("contentBlockDelta", {**at, "delta": {"text": part["text"]}})
+                   for part in value.get("content") or ()]
+        events += [("contentBlockDelta", {**at, "delta": {"citation": citation}})
+                   for citation in value.get("citations") or ()]
+    else:  # (a block ConverseStream gives whole: an image, a server tool's)
         events.append(("contentBlockStart", {**at, "start": block}))
     events.append(("contentBlockStop", at))
     return events
