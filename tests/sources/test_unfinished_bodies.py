@@ -127,3 +127,14 @@ def test_openai_sdk_retrieving_a_background_response_reads_as_not_finished(name:
     assert read.error is not None
     assert read.error.kind == kind
     assert _dumped(read) == _dumped(from_native(copy.deepcopy(body), "openai-responses"))
+
+
+@pytest.mark.parametrize("name", ["responses-recorded-queued", "responses-cancelled",
+                                  "anthropic-missing", "bedrock-converse-null"])
+def test_translate_of_a_body_not_finished_writes_no_end(name: str) -> None:
+    # (translate reads a body by the same rule: into another wire it is a cut reply, which
+    # gets no terminal frame there either)
+    provider, body, _ = BODIES[name]
+    out = llm_rx.translate(json.dumps(body).encode(), "anthropic", provider)  # type: ignore[arg-type]
+    assert b"message_stop" not in out
+    assert b'"stop_reason":"end_turn"' not in out
