@@ -115,11 +115,9 @@ def _ollama(body: dict[str, Any]) -> bytes:
 _EVENT_HEADERS = {":content-type": "application/json", ":message-type": "event"}
 
 
-def _cited(value: Any) -> bool:
+def _cited(value: dict[str, Any]) -> bool:
     """Whether a ``citationsContent`` block has the model's shape: ``content``, text parts,
     and ``citations``, objects (another is given whole, as an opaque block)."""
-    if not isinstance(value, dict):
-        return False
     content, citations = value.get("content") or [], value.get("citations") or []
     return (isinstance(content, list) and isinstance(citations, list)
             and all(isinstance(part, dict) and isinstance(part.get("text"), str)
@@ -148,7 +146,7 @@ def _bedrock_block(position: int, block: dict[str, Any]) -> list[tuple[str, dict
             parts = [{"redactedContent": value.get("redactedContent", "")}]
         events += [("contentBlockDelta", {**at, "delta": {"reasoningContent": part}})
                    for part in parts]
-    elif member == "citationsContent" and _cited(value):
+    elif member == "citationsContent" and isinstance(value, dict) and _cited(value):
         # (cited text streams as its text deltas, then one citation delta per citation)
         events += [("contentBlockDelta", {**at, "delta": {"text": part["text"]}})
                    for part in value.get("content") or ()]
