@@ -219,8 +219,10 @@ class AgUIEncoder(UIEncoder):
             if closing:
                 out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
                                    "delta": closing}))
-            if not _json("".join(self._sent.pop(index, ())) + closing):
+            sent = "".join(self._sent.pop(index, ()))  # (kept for JSON arguments only)
+            if arguments.text is False and not _json(sent + closing):
                 # arguments cut short (a limit): the call never ends, and is no pending call
+                # (free text is sent as a JSON string, whole: a custom tool's call ends)
                 self._calls.remove(call)
                 self._unusable.append(call)
                 return

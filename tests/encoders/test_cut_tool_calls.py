@@ -13,7 +13,7 @@ import pytest
 import llm_rx
 from tests.captures import capture
 from tests.streams import DONE, chat_chunk, sse
-from tests.ui_judges import read_ui_streams
+from tests.ui_judges import ag_ui_events, ag_ui_report, read_ui_streams
 
 CUT = '{"city": "Par'
 
@@ -77,3 +77,28 @@ def test_vercel_ui_free_text_of_a_custom_tool_is_still_its_input() -> None:
                                               "SELECT * FROM users WHERE age > 25")
     assert "tool-input-error" not in read["chunks"]
 
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_ag_ui_a_call_cut_short_never_ends_and_the_run_is_an_error(source: str) -> None:
+    data = SOURCES[source]()
+    reply = llm_rx.reassemble(data, "openai-chat")
+    body = llm_rx.translate(data, "ag-ui", "openai-chat")
+    events = ag_ui_events(body)
+    report = ag_ui_report(body)
+    assert (report.summary.errors, report.summary.warnings) == (0, 0), report.diagnostics
+    ended = {e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_END"}
+    for call in reply.tool_calls:
+        assert (call.id in ended) == (call.arguments is not None)
+    assert (events[-1]["type"], events[-1]["code"]) == ("RUN_ERROR", "invalid_tool_arguments")
+
+
+def test_ag_ui_free_text_of_a_custom_tool_is_a_call_that_ends() -> None:
+    # (once read as arguments that never became JSON: no TOOL_CALL_END, the run an error)
+    cap = capture("openai/responses-custom-tool.sse")
+    body = llm_rx.translate(cap.data, "ag-ui", cap.provider)
+    events = ag_ui_events(body)
+    assert ag_ui_report(body).summary.errors == 0
+    [end] = [e for e in events if e["type"] == "TOOL_CALL_END"]
+    assert events[-1]["type"] == "RUN_FINISHED"
+    assert events[-1]["outcome"]["pendingToolCallIds"] == [end["toolCallId"]]
