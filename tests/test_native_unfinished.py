@@ -210,9 +210,6 @@ def test_an_unknown_stop_value_is_still_a_stop() -> None:
     assert to_native(reply, "anthropic")["stop_reason"] == "a_new_reason"
 
 
-@pytest.mark.xfail(strict=True, reason="from_httpx reads a JSON body through "
-                   "sources/_nonstream.nonstream_events, which re-frames it with "
-                   "wire/restream.py: a queued body still ends with response.completed there")
 def test_a_streaming_source_reading_a_queued_body_is_no_complete_reply() -> None:
     body, _ = UNFINISHED["recorded-queued"]
     events = llm_rx.from_bytes(json.dumps(body).encode(), provider="openai-responses")

@@ -112,13 +112,21 @@ def _count_ok(value: Any) -> bool:
 def _counts_ok(value: Any, key: str = "") -> bool:
     """Whether every count in a provider's usage object (a key naming tokens or a count, at
     any depth) is a whole number from 0 to 2**53 - 1, as every target's schema has it."""
-    if isinstance(value, dict):
+    counted = _count_name(key)
+    if isinstance(value, dict):  # (where a count stands, only counts: Cohere's ``tokens``)
+        if counted and not (value and all(_count_name(str(name)) for name in value)):
+            return False
         return all(_counts_ok(item, str(name)) for name, item in value.items())
-    if key.lower().endswith(("tokens", "count")):  # (``..._tokens``, ``...Tokens``, ``...Count``)
-        return value is not None and _count_ok(value)  # (a list there is no count either)
-    if isinstance(value, list):
-        return all(_counts_ok(item, key) for item in value)
-    return True
+    if isinstance(value, list):  # (a list where a count stands is no count, even empty)
+        return not counted and all(_counts_ok(item, key) for item in value)
+    if not counted:
+        return True
+    return value is not None and _count_ok(value)
+
+
+def _count_name(key: str) -> bool:
+    """Whether a usage key names a count (``..._tokens``, ``...Tokens``, ``...Count``)."""
+    return key.lower().endswith(("tokens", "count"))
 
 
 def _counted(usage: Usage) -> Usage:

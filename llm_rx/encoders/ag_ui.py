@@ -219,10 +219,10 @@ class AgUIEncoder(UIEncoder):
             if closing:
                 out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
                                    "delta": closing}))
-            sent = "".join(self._sent.pop(index, ())) + closing
-            if sent.lstrip()[:1] in ("{", "[") and not _json(sent):
-                # JSON arguments cut short (a limit): the call never ends, and is no pending
-                # call (a free-form input, a custom tool's, is no JSON to begin with)
+            sent = "".join(self._sent.pop(index, ()))  # (kept for JSON arguments only)
+            if arguments.text is False and not _json(sent + closing):
+                # arguments cut short (a limit): the call never ends, and is no pending call
+                # (free text is sent as a JSON string, whole: a custom tool's call ends)
                 self._calls.remove(call)
                 self._unusable.append(call)
                 return

@@ -14,7 +14,9 @@ redacted data) as ``encrypted_content``. The
 several parts ends when a block of another item starts, or at the reply's end). The end:
 ``response.completed``, or ``response.incomplete`` for a reply a limit ended (with
 ``incomplete_details.reason``), carrying every item and the usage; a provider error is
-``response.failed``; a cut source ends with no terminal event. The final response equals
+``response.failed`` with the error and the usage and an empty ``output`` (every item went
+out whole before it, so a failure at the end of a long reply does not send it twice); a cut
+source ends with no terminal event. The final response of a reply that ended equals
 ``to_native(response, "openai-responses")`` of the same reply.
 """
 
@@ -234,6 +236,7 @@ class OpenAIResponsesEncoder(ResponsesOutput):
         failure = {"code": error.code or error.error_type or "server_error",
                    "message": error.message}
         usage: Any = self.usage if not self.same else resource_usage(self.usage)
-        response = self._response("failed", [item.body for item in self._items], usage=usage,
-                                  error=failure)
+        # (every item went out whole before this frame: it carries the error and the usage,
+        # not the reply again; an empty output is valid for the SDK and the specification)
+        response = self._response("failed", [], usage=usage, error=failure)
         self._frame("response.failed", {"response": response}, out)

@@ -12,14 +12,17 @@ block's index. A signature goes where the AI SDK's own providers put it, in the 
 ``reasoningEncryptedContent``, Google ``thoughtSignature``): on an empty delta of a text or
 reasoning part at once, on ``tool-input-available`` for a call. A client tool call is
 ``tool-input-start`` (id, name), a ``tool-input-delta`` per argument fragment, and at the
-block's end ``tool-input-available`` with the parsed input (the argument string itself when
-it never parses). A server-side tool is a call the provider ran (``providerExecuted``), its
-result ``tool-output-available``. Citations are ``source-url`` (a source with an http,
-https or mailto URL: ``llm_rx._links.safe_link``) or ``source-document`` parts (any other
-source, with no URL), each source once. The end: ``finish-step``, ``finish`` (the
-finish reason by the stop table; the stop reason and the usage in ``messageMetadata``), then
-``data: [DONE]``. A provider error or a cut source is an ``error`` chunk, then
-``data: [DONE]``, never ``finish``; a cancelled source an ``abort`` chunk.
+block's end ``tool-input-available`` with the parsed input (a custom tool's free text as the
+string it is); arguments that began as a JSON object and never became one (cut by a limit)
+are ``tool-input-error`` instead (the string as it came, and ``errorText``), as the AI SDK
+writes a call whose input does not parse: never a call ready to run. A server-side tool is
+a call the provider ran (``providerExecuted``), its result ``tool-output-available``.
+Citations are ``source-url`` (a source with an http, https or mailto URL:
+``llm_rx._links.safe_link``) or ``source-document`` parts (any other source, with no URL),
+each source once. The end: ``finish-step``, ``finish`` (the finish reason by the stop table;
+the stop reason and the usage in ``messageMetadata``), then ``data: [DONE]``. A provider
+error or a cut source is an ``error`` chunk, then ``data: [DONE]``, never ``finish``; a
+cancelled source an ``abort`` chunk.
 """
 
 from __future__ import annotations
@@ -66,6 +69,11 @@ _TEXT, _REASONING, _TOOL = TEXT, REASONING, TOOL
 def _cut(error: LlmRxError) -> str:
     """What a cut source is said to be (the same words however the source was chunked)."""
     return f"the reply was cut before its end ({error.kind})"
+
+
+def _cut_call(call: str) -> str:
+    """What a call whose arguments were cut before they became JSON is said to be."""
+    return f"the arguments of tool call {call} were cut short: they never became JSON"
 
 
 def _chunk(payload: dict[str, Any]) -> bytes:
@@ -205,13 +213,16 @@ class VercelUIEncoder(UIEncoder):
             out.append(_chunk({"type": "reasoning-end", "id": str(index)}))
         elif kind == _TOOL:
             raw = "".join(self._args.pop(index, ()))
+            call, name = self._call_id(start), start.name or ""
             try:
                 given: Any = orjson.loads(raw) if raw.strip() else {}
             except orjson.JSONDecodeError:
-                given = raw  # (free text, or arguments that never parsed: kept as they came)
-            frame: dict[str, Any] = {"type": "tool-input-available",
-                                     "toolCallId": self._call_id(start),
-                                     "toolName": start.name or "", "input": given}
+                given = raw  # (a custom tool's free text: the input as it came)
+            frame: dict[str, Any] = {"type": "tool-input-available", "toolCallId": call,
+                                     "toolName": name, "input": given}
+            if given is raw and raw.lstrip().startswith("{"):  # (JSON cut short: a limit)
+                frame = {"type": "tool-input-error", "toolCallId": call, "toolName": name,
+                         "input": raw, "errorText": _cut_call(call)}
             metadata = self._signed.pop(index, None)
             if metadata is not None:
                 frame["providerMetadata"] = metadata

@@ -32,7 +32,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
-from ._finished import RESPONSES_FINISHED
+from ..wire.finished import RESPONSES_FINISHED
 from ._responses_resource import item_id, resource, resource_usage, responses_citation
 from ._shared import usage_body
 from ._tables import STOP

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .._extras import install_hint
 from ..native.observability import price_providers, priced_extras
 from ..response import Usage
 
@@ -76,7 +77,7 @@ def price_list() -> ModuleType:
         return importlib.import_module("genai_prices")
     except ImportError as error:  # pragma: no cover - the extra is in the dev install
         raise ImportError(
-            "cost() needs the price list: pip install 'llm-rx[cost]'"
+            f"cost() needs the price list: {install_hint('cost')}"
         ) from error
 
 

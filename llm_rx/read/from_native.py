@@ -8,7 +8,8 @@ up to what a non-stream body cannot carry:
   its in-band error frame do not come back. A body that says it is not finished (a Responses
   ``status`` of ``queued``, ``in_progress`` or ``cancelled``, or no status it knows; a stop
   field missing where a finished body always has one) is read as the reply so far,
-  ``complete: false``, with the error that says so; a ``failed`` Responses body is the
+  ``complete: false``, with the error that says so (the rule the streaming sources read
+  such a body with too: `llm_rx.wire.finished`); a ``failed`` Responses body is the
   provider's error, as its stream's ``response.failed`` is;
 - where a field stood on the wire when the stream gave it twice: Anthropic's ``stop_details``
   placeholder (``null`` in ``message_start``) is not told from the final one, which wins;
@@ -21,14 +22,9 @@ from typing import Any
 
 import orjson
 
-from ..errors import LlmRxError
-from ..events import ChoiceEnd, Event, MessageStop
-from ..fold.builder import ResponseBuilder
-from ..native._finished import unfinished
 from ..response import Response
-from ..sources._engine import decode_all
 from ..sources._nonstream import restreamed
-from ..wire.base import Decoder
+from ..wire.finished import so_far
 from ..wire.providers import ProviderId
 from ..wire.registry import DECODERS
 from ..wire.sse import DEFAULT_MAX_FRAME
@@ -55,22 +51,6 @@ def from_native(
         The `Response` the reply's stream reassembles to.
     """
     stream, name = restreamed(body, provider)
-    decoder = DECODERS[name](DEFAULT_MAX_FRAME)
     parsed = body if isinstance(body, dict) else orjson.loads(body)  # (parsed once already)
-    reason = unfinished(parsed, name)
-    if reason is None:
-        return reassemble_with(decoder, (stream,))
-    return _so_far(decoder, stream, reason)
-
-
-def _so_far(decoder: Decoder, stream: bytes, reason: LlmRxError) -> Response:
-    """The reply a body that is not finished holds so far: its stream's events without the
-    end its re-framing gives it, ended by ``reason``."""
-    events: list[Event] = []
-    try:
-        decode_all(decoder, (stream,), events.extend)
-    except LlmRxError as error:  # (a body whose own fields say it failed: that error wins)
-        reason = error
-    builder = ResponseBuilder(history=False)
-    builder.feed_all([e for e in events if not isinstance(e, (MessageStop, ChoiceEnd))])
-    return builder.build(reason)
+    decoder = so_far(DECODERS[name](DEFAULT_MAX_FRAME), parsed, name)
+    return reassemble_with(decoder, (stream,))

@@ -11,6 +11,7 @@ from typing import Any
 
 from reactivex import Observable, abc
 
+from .._extras import install_hint
 from ..events import Event
 from ..fold.builder import Snapshot
 from ..response import (
@@ -121,7 +122,7 @@ def _ipython_display() -> DisplayFunction:
         ipython = importlib.import_module("IPython")
     except ImportError as error:
         raise DisplayUnavailableError(
-            "jupyter_display() needs IPython: pip install 'llm-rx[jupyter]'"
+            f"jupyter_display() needs IPython: {install_hint('jupyter')}"
         ) from error
     shell = ipython.get_ipython()
     if shell is None or getattr(shell, "kernel", None) is None:

@@ -25,12 +25,14 @@ events before it emitted first by ``failed``), whatever no check foresaw as a
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import orjson
 
 from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, NonStreamBodyError
 from ..events import Event
 from ..wire.base import PASS_THROUGH, Decoder, TextFold, shape_error
+from ..wire.finished import so_far
 from ..wire.providers import provider_id
 from ..wire.registry import DECODERS
 from ..wire.restream import restream
@@ -222,9 +224,11 @@ class BodyDecoding:
                 return
         whole = b"".join(self._head)
         self._head = []
-        body = _restreamed(whole, provider)
+        body, parsed = _restreamed(whole, provider)
         del whole
-        reply = BodyDecoding(_bare(provider, len(body)), self._emit, self._fold)
+        reply = BodyDecoding(so_far(_bare(provider, len(body)), parsed, provider), self._emit,
+                             self._fold)
+        del parsed
         reply.read(body)
         reply.end()
 
@@ -239,13 +243,13 @@ def _bare(provider: str, size: int) -> Decoder:
     return DECODERS[provider_id(provider)](max(size, DEFAULT_MAX_FRAME))
 
 
-def _restreamed(body: bytes, provider: str) -> bytes:
-    """A whole non-stream body as its provider's stream."""
+def _restreamed(body: bytes, provider: str) -> tuple[bytes, dict[str, Any]]:
+    """A whole non-stream body as its provider's stream, and the body parsed."""
     try:
         parsed = orjson.loads(body)
         if not isinstance(parsed, dict):
             raise TypeError("not a JSON object")
-        return restream(parsed, provider)
+        return restream(parsed, provider), parsed
     except orjson.JSONDecodeError:
         raise IncompleteStreamError("the body ended inside its JSON", body[:200]) from None
     except Exception as failure:  # the boundary: a body of another shape

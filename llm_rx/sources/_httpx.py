@@ -27,7 +27,7 @@ from ._body import body_too_large
 from ._engine import decode_all, decode_all_async, new_decoder, source_failed
 from ._held import Held
 from ._inflate import ainflated, inflated, inflater
-from ._nonstream import nonstream_events, wants_body
+from ._nonstream import read_nonstream, wants_body
 from ._opening import awaited, opening
 from ._source import EventSource, Reading, read_through
 
@@ -125,7 +125,7 @@ class _HttpxSource(EventSource):
                     now=time.time(),
                 )
             if wants_body(response.headers.get("content-type"), _path(response)):
-                reading.emit(nonstream_events(_whole(chunks, self._max_frame), provider))
+                read_nonstream(_whole(chunks, self._max_frame), provider, reading.emit)
                 return
             decode_all(
                 new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped,
@@ -157,7 +157,7 @@ class _HttpxSource(EventSource):
                                      now=time.time())
                 if wants_body(response.headers.get("content-type"), _path(response)):
                     body = await _ahead(chunks, self._idle_timeout, self._max_frame, whole=True)
-                    reading.emit(nonstream_events(body, provider))
+                    read_nonstream(body, provider, reading.emit)
                     return
                 await decode_all_async(
                     new_decoder(provider, self._max_frame), chunks, reading.emit,

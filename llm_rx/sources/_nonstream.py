@@ -3,6 +3,7 @@ events that fold to the same ``Response`` as ``from_native(body)``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -12,9 +13,10 @@ from ..events import Event
 from ..wire.http import is_nonstream_path
 from ..wire.providers import ProviderId, ProviderName, provider_id
 from ..wire.registry import looks_nonstream
+from ..wire.sse import DEFAULT_MAX_FRAME
 from ._engine import decode_all, new_decoder
 
-__all__ = ["nonstream_events", "restreamed", "wants_body"]
+__all__ = ["read_nonstream", "restreamed", "wants_body"]
 
 _JSON = "application/json"
 
@@ -28,11 +30,16 @@ def wants_body(content_type: str | None, path: str | None) -> bool:
     return is_nonstream_path(path) or "streamGenerateContent" not in (path or "")
 
 
-def nonstream_events(body: bytes, provider: ProviderName | None) -> list[Event]:
-    """The events of a whole JSON body: those of ``from_native(body)``'s ``Response`` (the
-    body re-framed as the provider's own stream, for its own decoder) when it is a
-    non-stream body; else (a stream after all, under a JSON content type) its decoded events.
-    An error body with a success status is the ``ProviderError`` ``from_native`` raises."""
+def read_nonstream(
+    body: bytes, provider: ProviderName | None, emit: Callable[[list[Event]], None]
+) -> None:
+    """The events of a whole JSON body, to ``emit``: those of ``from_native(body)``'s
+    ``Response`` (the body re-framed as the provider's own stream, for its own decoder, read
+    as the reply so far when the body says it did not finish) when it is a non-stream body;
+    else (a stream after all, under a JSON content type) its decoded events. An error body
+    with a success status is the ``ProviderError`` ``from_native`` raises; a decoding error is
+    raised after the events decoded before it went to ``emit``."""
+    from ..wire.finished import so_far
     from ..wire.restream import restream
 
     told = looks_nonstream(body)
@@ -43,9 +50,13 @@ def nonstream_events(body: bytes, provider: ProviderName | None) -> list[Event]:
             value = None
         if isinstance(value, dict):  # (an error body, or one of no known shape, raises)
             restreamed(body, provider_id(provider) if provider is not None else None)
-        return _decoded(body, provider)
+        decode_all(new_decoder(provider), (body,), emit)
+        return
     name = provider_id(provider if provider is not None else told)
-    return _decoded(restream(orjson.loads(body), name), name)
+    parsed = orjson.loads(body)
+    stream = restream(parsed, name)
+    decoder = new_decoder(name, max(len(stream), DEFAULT_MAX_FRAME))
+    decode_all(so_far(decoder, parsed, name), (stream,), emit)
 
 
 def restreamed(
@@ -92,9 +103,3 @@ def restreamed(
     except Exception as error:
         raise shape_error(error, raw if raw is not None else orjson.dumps(parsed)) from error
     return stream, provider_id(name)
-
-
-def _decoded(body: bytes, provider: ProviderName | None) -> list[Event]:
-    events: list[Event] = []
-    decode_all(new_decoder(provider), (body,), events.extend)
-    return events

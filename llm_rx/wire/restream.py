@@ -11,9 +11,18 @@ chunk per choice (the message as the delta) and a usage chunk; an Anthropic mess
 ``message_start`` with the content given whole, ``message_delta`` and ``message_stop``; a
 Responses ``response`` becomes ``response.created``, one ``output_item.done`` per item and
 the terminal event its status names; a Bedrock ``Converse`` body becomes the event-stream
-messages of ``ConverseStream``; a legacy ``text_completion`` is one chunk of its stream; a
-Cohere v2 chat body becomes ``message-start``, its tool plan, content, tool calls and
-citations, each started whole, and ``message-end``.
+messages of ``ConverseStream`` (a ``citationsContent`` block as its text deltas and one
+``citation`` delta per citation, as the stream gives cited text); a legacy
+``text_completion`` is one chunk of its stream; a Cohere v2 chat body becomes
+``message-start``, its tool plan, content, tool calls and citations, each started whole,
+and ``message-end``.
+
+A body that is not a finished reply (`llm_rx.wire.finished.unfinished`: a Responses status
+``queued``, ``in_progress``, ``cancelled`` or one nobody knows; an Anthropic, Bedrock or
+Cohere body without its stop field) is re-framed without the frames that end its stream
+(``response.completed``, ``message_delta`` and ``message_stop``, ``messageStop``,
+``message-end``): its decoder reads it as a cut reply, never a complete one, and
+`llm_rx.wire.finished.SoFar` ends that reading with what the body says.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from typing import Any
 import orjson
 
 from .eventstream import encode_message
+from .finished import unfinished
 from .nonstream import nonstream_provider
 
 __all__ = ["RESTREAMERS", "nonstream_provider", "restream"]
@@ -59,6 +69,8 @@ def _openai_chat(body: dict[str, Any]) -> bytes:
 
 def _anthropic(body: dict[str, Any]) -> bytes:
     message = dict(body)  # (its content, given whole, is read as blocks that start and stop)
+    if unfinished(body, "anthropic") is not None:  # (no stop: the stream is cut after it)
+        return _sse([("message_start", {"type": "message_start", "message": message})])
     delta = {
         "stop_reason": message.pop("stop_reason", None),
         "stop_sequence": message.pop("stop_sequence", None),
@@ -76,15 +88,19 @@ _RESPONSES_END = {"incomplete": "response.incomplete", "failed": "response.faile
 
 
 def _openai_responses(body: dict[str, Any]) -> bytes:
-    created = {**body, "output": [], "status": "in_progress", "usage": None}
+    ended = unfinished(body, "openai-responses") is None
+    created = {**body, "output": [], "usage": None}
+    if ended or "status" not in body:  # (one that did not end keeps its own status: no
+        created["status"] = "in_progress"  # frame after this one says it)
     frames: list[tuple[str | None, dict[str, Any]]] = [
         ("response.created", {"type": "response.created", "response": created})
     ]
     for position, item in enumerate(body.get("output") or ()):
         done = {"type": "response.output_item.done", "output_index": position, "item": item}
         frames.append(("response.output_item.done", done))
-    end = _RESPONSES_END.get(str(body.get("status")), "response.completed")
-    frames.append((end, {"type": end, "response": body}))
+    if ended:
+        end = _RESPONSES_END.get(str(body.get("status")), "response.completed")
+        frames.append((end, {"type": end, "response": body}))
     return _sse(frames)
 
 
@@ -97,6 +113,16 @@ def _ollama(body: dict[str, Any]) -> bytes:
 
 
 _EVENT_HEADERS = {":content-type": "application/json", ":message-type": "event"}
+
+
+def _cited(value: dict[str, Any]) -> bool:
+    """Whether a ``citationsContent`` block has the model's shape: ``content``, text parts,
+    and ``citations``, objects (another is given whole, as an opaque block)."""
+    content, citations = value.get("content") or [], value.get("citations") or []
+    return (isinstance(content, list) and isinstance(citations, list)
+            and all(isinstance(part, dict) and isinstance(part.get("text"), str)
+                    for part in content)
+            and all(isinstance(citation, dict) for citation in citations))
 
 
 def _bedrock_block(position: int, block: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -120,7 +146,13 @@ def _bedrock_block(position: int, block: dict[str, Any]) -> list[tuple[str, dict
             parts = [{"redactedContent": value.get("redactedContent", "")}]
         events += [("contentBlockDelta", {**at, "delta": {"reasoningContent": part}})
                    for part in parts]
-    else:  # (a block ConverseStream gives whole: an image, a citation, a server tool's)
+    elif member == "citationsContent" and isinstance(value, dict) and _cited(value):
+        # (cited text streams as its text deltas, then one citation delta per citation)
+        events += [("contentBlockDelta", {**at, "delta": {"text": part["text"]}})
+                   for part in value.get("content") or ()]
+        events += [("contentBlockDelta", {**at, "delta": {"citation": citation}})
+                   for citation in value.get("citations") or ()]
+    else:  # (a block ConverseStream gives whole: an image, a server tool's)
         events.append(("contentBlockStart", {**at, "start": block}))
     events.append(("contentBlockStop", at))
     return events
@@ -135,13 +167,17 @@ def _bedrock(body: dict[str, Any]) -> bytes:
     ]
     for position, block in enumerate(message.get("content") or ()):
         events += _bedrock_block(position, block if isinstance(block, dict) else {})
+    ended = unfinished(body, "bedrock-converse") is None
     stop = {"stopReason": body.get("stopReason")}
     if "additionalModelResponseFields" in body:
         stop["additionalModelResponseFields"] = body["additionalModelResponseFields"]
-    events.append(("messageStop", stop))
+    if ended:  # (else no messageStop: the stream is cut; its fields go with the metadata)
+        events.append(("messageStop", stop))
     metadata: dict[str, Any] = {
         key: body[key] for key in ("usage", "metrics", "trace") if key in body
     }
+    if not ended and "additionalModelResponseFields" in stop:
+        metadata["additionalModelResponseFields"] = stop["additionalModelResponseFields"]
     if metadata:
         events.append(("metadata", metadata))
     return b"".join(
@@ -180,6 +216,8 @@ def _cohere(body: dict[str, Any]) -> bytes:
     for index, citation in enumerate(message.get("citations") or ()):
         add("citation-start", index, "citations", citation)
         frames.append(("citation-end", {"type": "citation-end", "index": index}))
+    if unfinished(body, "cohere") is not None:  # (no finish_reason: cut before message-end)
+        return _sse(frames)
     end: dict[str, Any] = {"finish_reason": body.get("finish_reason")}
     if "usage" in body:
         end["usage"] = body["usage"]

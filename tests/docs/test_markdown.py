@@ -109,9 +109,6 @@ def test_no_message_installs_llm_rx_from_an_index() -> None:
     assert found == []
 
 
-@pytest.mark.xfail(strict=True, reason="llm_rx/sinks/_jupyter.py and llm_rx/operators/"
-                   "_pricing.py still say pip install 'llm-rx[jupyter]' / 'llm-rx[cost]' "
-                   "(folders being restructured: they are to use llm_rx._extras.install_hint)")
 def test_no_message_of_the_sinks_and_operators_installs_llm_rx_from_an_index() -> None:
     paths = [*(ROOT / "llm_rx" / "sinks").rglob("*.py"),
              *(ROOT / "llm_rx" / "operators").rglob("*.py")]

@@ -150,6 +150,9 @@ _ROWS: dict[str, tuple[list[Event], list[Event], LlmRxError | None]] = {
     "`tool_call` block": (_OPENED, [BlockStart(0, "tool_call", "call_1", "f"),
                                     ToolArgsDelta(0, '{"a":'), ToolArgsDelta(0, "1}"),
                                     BlockStop(0)], None),
+    "`tool_call` block whose arguments never became JSON, then the stop (`max_tokens`)": (
+        _OPENED, [BlockStart(0, "tool_call", "call_1", "f"), ToolArgsDelta(0, '{"a":'),
+                  BlockStop(0), MessageStop("max_tokens")], None),
     "server tool (`opaque` call, then its result)": (_OPENED, _SERVER, None),
     "citation": ([*_OPENED, BlockStart(0, "text")],
                  [CitationDelta(0, {"type": "url_citation", "url": "https://example.com/",

@@ -14,6 +14,7 @@ import pytest
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx._extras import install_hint
 from llm_rx.errors import IncompleteStreamError
 from llm_rx.sources._inflate import PIECE, inflated, inflater
 
@@ -153,5 +154,5 @@ def test_from_httpx_a_coding_without_its_library_is_a_typed_error() -> None:
     assert "brotli or brotlicffi" in br_words
     assert "zstd-encoded" in zstd_words
     assert "zstandard" in zstd_words
-    assert "[compression]" in br_words  # (the command that installs the extra)
+    assert install_hint("compression") in br_words
     assert failed == "ProviderError"  # (an error body's status is what the error says)
