@@ -113,7 +113,7 @@ def server(
             pass
 
     http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread = threading.Thread(target=http.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     state.url = f"http://127.0.0.1:{http.server_address[1]}"
     try:

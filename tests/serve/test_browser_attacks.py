@@ -135,7 +135,7 @@ def attacker(llm_rx_server: EmulatorThread) -> Iterator[str]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     yield f"http://{ATTACKER}:{server.server_address[1]}/"
     server.shutdown()

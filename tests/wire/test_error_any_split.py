@@ -71,8 +71,7 @@ def _broken_messages(body: bytes, rng: random.Random) -> list[bytes]:
 def test_the_error_is_the_same_however_the_bytes_were_read(case: Capture, fast: bool) -> None:
     rng = random.Random(case.name)
     body = case.data
-    if len(body) > 200_000:
-        body = body[:200_000]
+    body = body[:30_000]  # (a longer one only costs more reads of one byte)
     bodies = (_broken_messages(body, rng) if case.provider == "bedrock-converse"
               else _broken(body, rng))
     for broken in bodies:
