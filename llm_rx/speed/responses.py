@@ -131,6 +131,21 @@ def _compiled(pieces: tuple[bytes, ...], holes: tuple[bytes, ...]
     return re.compile(body), re.compile(_NAME + body + rb"\n\n")
 
 
+def _taken(part: Part, found: re.Match[bytes]) -> Event | None:
+    """The text delta of a frame a pattern matched, recorded where the plain decoder records
+    it (the part's texts, checked at its ``.done``); ``None`` if its string is no valid JSON
+    string (the plain decoder then reads the frame)."""
+    try:
+        value = _loads(b'"' + found[1] + b'"')
+    except orjson.JSONDecodeError:
+        return None
+    if value.__class__ is not str:
+        return None
+    part.streamed = True
+    part.texts.append(value)
+    return _new(TextDelta, (part.index, value))
+
+
 class ResponsesShortcuts(Runs, OpenAIResponsesDecoder):
     """The hot path over :class:`~llm_rx.wire.openai_responses.OpenAIResponsesDecoder`:
     text delta frames matching the last one's :class:`Pattern`; anything else goes to the
@@ -148,15 +163,9 @@ class ResponsesShortcuts(Runs, OpenAIResponsesDecoder):
             and len(chunk) <= self._sse.max_frame
             and self._sse.at_rest()
         ):
-            try:
-                value = _loads(b'"' + found[1] + b'"')
-            except orjson.JSONDecodeError:
-                value = None
-            if value.__class__ is str:
-                part = pattern.part
-                part.streamed = True
-                part.texts.append(value)
-                return [_new(TextDelta, (part.index, value))]
+            event = _taken(pattern.part, found)
+            if event is not None:
+                return [event]
         return super().decode(chunk)
 
     def _text_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
@@ -224,17 +233,9 @@ class ResponsesShortcuts(Runs, OpenAIResponsesDecoder):
             if pattern is not None and pattern.part.open and not self.finished:
                 found = pattern.frame.fullmatch(
                     frame if frame.__class__ is bytes else frame.data)
-                if found is not None:
-                    try:
-                        value = _loads(b'"' + found[1] + b'"')
-                    except orjson.JSONDecodeError:
-                        value = None
-                    if value.__class__ is str:
-                        part = pattern.part
-                        part.streamed = True
-                        part.texts.append(value)
-                        out.append(_new(TextDelta, (part.index, value)))
-                        continue
+                if found is not None and (event := _taken(pattern.part, found)) is not None:
+                    out.append(event)
+                    continue
             self._each(frames[position : position + 1], out, self._data, self._event)
             if self.finished:
                 self.ignored_frames += count - position - 1
