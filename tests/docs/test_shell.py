@@ -38,7 +38,7 @@ from .pages import DOCS, FENCE, ROOT, SERVE_URL, blocks, pages
 
 SHELLS = ("sh", "bash", "shell")
 NOT_RUN = "# not run by the docs tests: "
-MOST_NOT_RUN = 6
+MOST_NOT_RUN = 7
 PORTS = ("8000", "8001", "9000")
 DEADLINE = 120.0  # seconds for a block, or for a server to say it is ready
 
@@ -174,6 +174,13 @@ class Running:
             if re.search(pattern, line):
                 return line
 
+    def wait_for_all(self, patterns: list[str]) -> None:
+        """A line matching each of ``patterns``, in any order (bounded, as `wait_for`)."""
+        left = list(patterns)
+        while left:
+            line = self.wait_for("|".join(f"(?:{pattern})" for pattern in left))
+            left = [pattern for pattern in left if not re.search(pattern, line)]
+
     def stop(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)  # (the block's own group)
@@ -221,7 +228,8 @@ def test_shell_block_runs_as_written(block: Shell, sandbox: Sandbox,
     if "uvicorn " in code:  # (a server and the example app in front of it)
         started = Running(code, sandbox)
         running.append(started)
-        started.wait_for(r"Uvicorn running on")
+        started.wait_for_all(  # (the emulator upstream too, if the block starts one)
+            [r"Uvicorn running on", *([r"listening on"] if "llm-rx serve" in code else [])])
         address = re.search(r"# open (http://\S+)", code)
         assert address is not None, block.id
         page = httpx.get(address.group(1), timeout=30)
