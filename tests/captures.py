@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,3 +73,13 @@ BY_NAME: dict[str, Capture] = {capture.name: capture for capture in CAPTURES}
 
 def capture(name: str) -> Capture:
     return BY_NAME[name]
+
+
+_TERMINAL = re.compile(rb'"type":\s*"(response\.(?:completed|incomplete|failed))"')
+
+
+def responses_terminal(name: str) -> str | None:
+    """The type of a Responses capture's last terminal frame (``response.completed``,
+    ``response.incomplete`` or ``response.failed``), ``None`` for a stream with none."""
+    found = _TERMINAL.findall(BY_NAME[name].data)
+    return found[-1].decode() if found else None

@@ -651,6 +651,7 @@ def test_to_native_incomplete_captures_are_the_failed_ones() -> None:
         "anthropic/error-api-error-midstream.partial.sse",
         "anthropic/error-overloaded-midstream.synthetic.sse",
         "groq/error-event-tool-use-failed.sse",
+        "openai/responses-error-event-failed.sse",
         "openrouter/error-chunk-finish-length.sse",
     }
 

@@ -1,7 +1,7 @@
 """Bedrock citations in non-stream bodies (issue 31, item 3).
 
-No recorded Bedrock body with citations is in ``tests/captures`` (nor found in the public
-SDK and framework cassettes searched), so the shapes are botocore's own service model for
+The recorded bodies with citations are read in ``test_bedrock_citations_recorded.py``; here
+the replies are made up to reach every case, and the shapes are botocore's own service model for
 ``bedrock-runtime`` (``CitationsContentBlock``: ``content`` and ``citations``;
 ``CitationsDelta`` in ``ConverseStream``), and each body ``to_native`` writes is parsed by
 botocore's own ``rest-json`` parser with the ``Converse`` output shape: what the parser does

@@ -34,6 +34,8 @@ _NAMED = {
 def _named(path: Any) -> str:
     body = path.read_bytes()
     provider = llm_rx.reassemble(body).provider
+    if provider == "openai-responses":  # (a host's OpenAI-compatible endpoint: Bedrock mantle)
+        return provider
     return _NAMED.get(path.parent.name, provider)
 
 

@@ -21,7 +21,7 @@ from llm_rx.events import (
 from llm_rx.response import OpaqueBlock, RefusalBlock, TextBlock, ThinkingBlock
 from llm_rx.wire.registry import sniff
 
-from ..captures import CAPTURES, Capture, capture
+from ..captures import CAPTURES, Capture, capture, responses_terminal
 from ..helpers import decode_events
 from ..streams import sse
 from ..test_contract_sdk import frames
@@ -128,8 +128,14 @@ def test_pitfall_06_usage_from_the_terminal_response_not_from_in_progress() -> N
 
 @pytest.mark.parametrize("cap", RESPONSES, ids=lambda c: c.name)
 def test_pitfall_06_usage_of_every_capture_is_the_completed_response_s(cap: Capture) -> None:
-    usage = wire(cap.name, "response.completed")[-1]["response"]["usage"]
+    # (the terminal response's: response.completed, or response.incomplete / response.failed)
+    terminal = responses_terminal(cap.name)
+    assert terminal is not None
+    usage = wire(cap.name, terminal)[-1]["response"]["usage"]
     got = reassemble(cap.data).usage
+    if usage is None:  # (a failed reply that counted nothing)
+        assert not got.reported
+        return
     assert got.input_tokens == usage["input_tokens"]
     assert got.output_tokens == usage["output_tokens"]
     assert got.input_tokens + got.output_tokens == usage["total_tokens"]
@@ -653,7 +659,8 @@ def test_openai_responses_sniffed_from_every_capture(cap: Capture) -> None:
     assert sniff(cap.data) == "openai-responses"
     response = llm_rx.reassemble(cap.data)  # no provider given
     assert response.provider == "openai-responses"
-    assert response.complete
+    # (a reply cut by its token limit ended: only a failed one is not complete)
+    assert response.complete == (responses_terminal(cap.name) != "response.failed")
 
 
 def test_openai_responses_sniff_type_after_nested_types() -> None:
