@@ -78,10 +78,6 @@ def test_a_recorded_cited_body_comes_back_from_native_whole(name: str) -> None:
     assert llm_rx.to_native(llm_rx.from_native(body), "bedrock-converse") == body
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "from_native re-frames a Converse body with wire/restream.py, which gives a "
-    "citationsContent block as one contentBlockStart (an opaque block): it must become the "
-    "block's text deltas and one citation delta per citation (issue 31, item 3)"))
 @pytest.mark.parametrize("name", CITED_BODIES)
 def test_from_native_of_a_recorded_cited_body_reads_the_cited_text(name: str) -> None:
     body = json.loads((HERE / name).read_text())

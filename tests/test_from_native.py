@@ -24,16 +24,10 @@ ROUND_TRIP = [c for c in CAPTURES if c.provider in RESTREAMERS]
 FINISHED = [c for c in ROUND_TRIP if llm_rx.reassemble(c.data, c.provider).complete]
 COUNTERPARTS = [c for c in CAPTURES if c.nonstream is not None]
 
-# from_native of a Converse body with a citationsContent block (issue 31, item 3).
-_CITED = ("from_native re-frames a Converse body with wire/restream.py, which gives a "
-          "citationsContent block as one contentBlockStart (an opaque block): it must become "
-          "the block's text deltas and one citation delta per citation")
 # What a non-stream body cannot carry, per capture (see llm_rx/read/from_native.py).
 _NOT_CARRIED: dict[str, str] = {
     "groq/web-search-executed-tools.sse": "to_native leaves Groq's executed_tools out of the "
     "message (its non-stream `message.executed_tools` shape is not written yet)",
-    "bedrock/converse-stream-document-citations.eventstream": _CITED,
-    "bedrock/converse-stream-pdf-citations-multiblock.eventstream": _CITED,
 }
 # Separate calls whose settings differ (MANIFEST.tsv says how each was recorded).
 _DIFFERENT_CALLS = {
@@ -76,9 +70,7 @@ def test_from_native_of_a_cut_reply_is_no_finished_one() -> None:
     assert again.content == cut.content
 
 
-@pytest.mark.parametrize("cap", [
-    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(strict=True, reason=_NOT_CARRIED[c.name])]
-                 if _NOT_CARRIED.get(c.name) == _CITED else []) for c in COUNTERPARTS])
+@pytest.mark.parametrize("cap", COUNTERPARTS, ids=lambda c: c.name)
 def test_a_recorded_non_stream_body_reads_as_its_stream_does(cap: Capture) -> None:
     assert cap.nonstream is not None
     stream = llm_rx.reassemble(cap.data, cap.provider)

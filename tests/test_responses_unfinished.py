@@ -124,11 +124,6 @@ def test_from_native_of_a_recorded_unfinished_body(name: str) -> None:
     assert native == body
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "reassemble reads a JSON body through sources/_nonstream.nonstream_events, which re-frames "
-    "it with wire/restream.py and ends it with response.completed whatever its status: a "
-    "queued or in_progress body must read as from_native reads it (not complete, error kind "
-    "incomplete)"))
 @pytest.mark.parametrize("name", [name for name, (_, _, kind) in sorted(BODIES.items())
                                   if kind == "incomplete"])
 def test_reassemble_of_a_recorded_running_body_is_no_finished_reply(name: str) -> None:

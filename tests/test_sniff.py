@@ -177,25 +177,8 @@ def test_sniff_nonstream_body_is_told_and_read_as_the_reply(provider: str, prett
             exclude=WITHOUT_NATIVE) == expected
 
 
-# Recorded Responses bodies of a reply still running (a background create, a poll): from_native
-# reads them as not finished; the byte path does not yet.
-_RUNNING = {
-    "openai/responses-background-poll-queued.nonstream.json",
-    "openai/responses-background-poll-in-progress.nonstream.json",
-}
-_RUNNING_REASON = (
-    "reassemble/from_bytes read a JSON body through sources/_nonstream.nonstream_events, which "
-    "re-frames it with wire/restream.py and ends it with response.completed whatever its "
-    "status: a queued or in_progress body must end as from_native reads it (not complete, "
-    "error kind incomplete, stop interrupted)")
-
-
-@pytest.mark.parametrize("path", [
-    pytest.param(path, id=f"{path.parent.name}/{path.name}", marks=[
-        pytest.mark.xfail(strict=True, reason=_RUNNING_REASON)]
-        if f"{path.parent.name}/{path.name}" in _RUNNING else [])
-    for path in sorted(HERE.glob("*/*.nonstream.json"))
-])
+@pytest.mark.parametrize("path", sorted(HERE.glob("*/*.nonstream.json")),
+                         ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_sniff_recorded_nonstream_bodies_are_told_apart(path: Any) -> None:
     body = path.read_bytes()
     if error_body(orjson.loads(body)):  # an HTTP error body: the provider's error
