@@ -206,8 +206,9 @@ class OpenAIResponsesEncoder(ResponsesOutput):
         limited = event.stop_reason in STOP[self.provider]  # (an incomplete response's)
         status = native if isinstance(native, str) else "incomplete" if limited else "completed"
         current = self._current
-        if limited and not self.same and current is not None:
-            current.body["status"] = "incomplete"  # (the message the limit cut)
+        if limited and current is not None and (
+                not self.same or current.body.get("status") in (None, "in_progress")):
+            current.body["status"] = "incomplete"  # (the item the limit cut, never closed)
         self._end_item(out)
         details = None
         if status == "incomplete":

@@ -119,17 +119,7 @@ def test_translated_stream_follows_the_specification_s_order(cap: Capture) -> No
         assert kinds[-1] in ("response.completed", "response.incomplete")
 
 
-_OPEN_MESSAGE = (
-    "translate of a Responses stream cut by its limit whose message item never got its "
-    "output_item.done (xAI) closes it as `completed` (output_item.done and response.incomplete's "
-    "output), where the wire's response.incomplete and to_native say `incomplete`: the encoder "
-    "must write an item still open at the end as `incomplete`")
-
-
-@pytest.mark.parametrize("cap", [
-    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(strict=True, reason=_OPEN_MESSAGE)]
-                 if c.name == "xai/responses-incomplete-max-output-tokens.sse" else [])
-    for c in CAPTURES if _complete(c)])
+@pytest.mark.parametrize("cap", [c for c in CAPTURES if _complete(c)], ids=lambda c: c.name)
 def test_streamed_final_response_equals_the_non_stream_body(cap: Capture) -> None:
     final = [event["response"] for event in _translated(cap)
              if event["type"] in ("response.completed", "response.incomplete")]
