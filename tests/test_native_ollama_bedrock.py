@@ -383,17 +383,7 @@ def test_reencode_as_bedrock_has_converse_shape(cap: Capture) -> None:
     assert "metrics" not in native  # another provider never reported a Bedrock latency
 
 
-# A Bedrock reply with citations (documentChar / documentPage locations, sourceContent, title).
-_FOREIGN_CITATIONS = (
-    "to_native(reply, 'anthropic') puts Bedrock's citation objects as they are into the text "
-    "block's `citations`, which the Anthropic SDK's Message refuses (no `type`, cited_text, "
-    "document_index...): they must become Anthropic's char_location / page_location (or be "
-    "left out, as the streaming encoders and every other target leave them)")
-
-
-@pytest.mark.parametrize("cap", [
-    pytest.param(cap, id=cap.name, marks=[pytest.mark.xfail(strict=True, reason=_FOREIGN_CITATIONS)]
-                 if "citation_delta" in cap.features else []) for cap in OWN])
+@pytest.mark.parametrize("cap", OWN, ids=lambda cap: cap.name)
 def test_reencode_own_replies_as_openai_and_anthropic(cap: Capture) -> None:
     resp = response(cap.name)
     completion = ChatCompletion.model_validate(llm_rx.to_native(resp, "openai-chat"))

@@ -28,16 +28,12 @@ from ..events import (
     ThinkingDelta,
     ToolArgsDelta,
 )
+from ..native._tables import ANTHROPIC_CITATIONS
 from ..response import Usage
 from ._base import Encoder, ObjectArguments, raw_data, sse
 from ._tables import STOP, anthropic_body_usage, anthropic_usage
 
 __all__ = ["AnthropicEncoder"]
-
-_ANTHROPIC_CITATIONS = frozenset({
-    "char_location", "page_location", "content_block_location", "web_search_result_location",
-    "search_result_location",
-})
 
 
 class AnthropicEncoder(Encoder):
@@ -166,7 +162,7 @@ class AnthropicEncoder(Encoder):
 
     def _on_citation(self, event: CitationDelta, out: list[bytes]) -> None:
         citation = event.citation
-        if isinstance(citation, dict) and citation.get("type") in _ANTHROPIC_CITATIONS:
+        if isinstance(citation, dict) and citation.get("type") in ANTHROPIC_CITATIONS:
             self._delta(event.index, {"type": "citations_delta", "citation": citation}, out)
             return
         super()._on_citation(event, out)

@@ -22,6 +22,7 @@ from typing import Any
 from ..response import StopReason, Usage
 
 __all__ = [
+    "ANTHROPIC_CITATIONS",
     "BODY_STOP",
     "STOP",
     "anthropic_body_usage",
@@ -36,6 +37,13 @@ __all__ = [
     "openai_completions_body_usage",
     "put_count",
 ]
+
+#: The citation types an Anthropic text block carries (another provider's citation objects,
+#: Bedrock's or OpenAI's, are no Anthropic citation: left out of what is written for it).
+ANTHROPIC_CITATIONS = frozenset({
+    "char_location", "page_location", "content_block_location", "web_search_result_location",
+    "search_result_location",
+})
 
 STOP: dict[str, dict[StopReason, str]] = {
     "openai-chat": {

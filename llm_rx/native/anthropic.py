@@ -21,7 +21,7 @@ from ..response import (
     ToolCallBlock,
 )
 from ._shared import arguments_object, usage_body
-from ._tables import STOP, anthropic_body_usage
+from ._tables import ANTHROPIC_CITATIONS, STOP, anthropic_body_usage
 
 __all__ = ["to_anthropic"]
 
@@ -34,8 +34,10 @@ def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
     extra = dict(block.meta or {}) if same_provider and not isinstance(block, OpaqueBlock) else {}
     if isinstance(block, TextBlock):
         out: dict[str, Any] = {"type": "text", "text": block.text}
-        if block.citations:
-            out["citations"] = list(block.citations)
+        citations = [c for c in block.citations or ()
+                     if isinstance(c, dict) and c.get("type") in ANTHROPIC_CITATIONS]
+        if citations:  # (another provider's citation objects are none of Anthropic's)
+            out["citations"] = citations
         return {**out, **extra}
     if isinstance(block, ThinkingBlock):
         if block.redacted:
