@@ -80,11 +80,6 @@ def test_to_native_of_an_unfinished_stream_keeps_how_it_ended(cap: Capture) -> N
     assert (again.error and again.error.kind) == (resp.error and resp.error.kind)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the reply's error is the `error` event's object ({type, code, message, param}), read "
-    "before response.failed: to_native writes it as the body's `error`, where the terminal "
-    "response.failed (and a retrieve of the response) has {code, message}; the decoder must "
-    "keep the terminal frame's error (its raw) when response.failed follows the error event"))
 def test_to_native_of_a_failed_stream_gives_its_terminal_error_back() -> None:
     cap = capture("openai/responses-error-event-failed.sse")
     native = llm_rx.to_native(llm_rx.reassemble(cap.data), "openai-responses")

@@ -250,9 +250,12 @@ def _error_object(error: ErrorInfo) -> dict[str, Any]:
         response = frame.get("response")
         own = response.get("error") if isinstance(response, dict) else None
     elif isinstance(frame, dict) and frame.get("type") == "error":
+        # (a response's error is ``{code, message}``, as the ``response.failed`` after the
+        # event and a retrieve of the response have it: the event's ``type`` and ``param``
+        # are the event's own)
         nested = frame.get("error")
-        own = nested if isinstance(nested, dict) else {
-            key: frame[key] for key in ("code", "message") if key in frame}
+        source = nested if isinstance(nested, dict) else frame
+        own = {key: source[key] for key in ("code", "message") if key in source}
     if isinstance(own, dict) and isinstance(own.get("message"), str):
         return {"code": own.get("code") or "server_error", **{
             key: value for key, value in own.items() if key != "code"}}
