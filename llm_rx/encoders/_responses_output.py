@@ -142,7 +142,9 @@ class ResponsesOutput(Encoder):
     def _start_part(self, item: Item, start: BlockStart, channel: str, part: dict[str, Any],
                     out: list[bytes]) -> None:
         meta = start.meta or {}
-        announce = not self.same or isinstance(meta.get("part"), dict)
+        # (a block read from the provider's own stream announces its part only where the
+        # source did; one with no meta at all was never read from a stream: announced)
+        announce = not self.same or not meta or isinstance(meta.get("part"), dict)
         if self.same and isinstance(meta.get("part"), dict):  # (the part's own fields)
             part = {"type": part["type"], **meta["part"]}
         number = sum(1 for value in item.parts.values() if value[0] == channel) + len(

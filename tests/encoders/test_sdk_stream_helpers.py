@@ -61,6 +61,9 @@ REPLIES: dict[str, tuple[Response, tuple[int | None, int | None] | None]] = {
     "anthropic-no-usage": (_text("anthropic"), None),
     "gemini-no-usage": (_text("gemini"), None),
     "openai-chat-no-usage": (_text("openai-chat"), None),
+    # (a reply built by hand as the Responses API's own: its blocks carry no part to copy)
+    "openai-responses-by-hand": (_text("openai-responses", Usage(input_tokens=2,
+                                                                  output_tokens=3)), (2, 3)),
     "tool-call-first": (Response(
         provider="openai-chat", model="m-1", id="reply-2", content=[CALL],
         stop_reason="tool_use", complete=True, usage=Usage(input_tokens=9, output_tokens=4),
