@@ -268,7 +268,9 @@ class TemplateFrames(Runs):
         templates = self._templates
         shown = frames
         if self._padded:  # (matched with the padding out; the frames the loop takes as sent)
-            try:
+            try:  # (``unpadded`` of each, at C level: only a frame ending in a brace has any)
+                if not all(map(bytes.endswith, frames, repeat(b"}"))):
+                    return start
                 shown = list(map(bytes.__add__, map(bytes.rstrip, map(
                     bytes.__getitem__, frames, repeat(_BEFORE_LAST)), repeat(b" ")),
                     repeat(b"}")))

@@ -320,3 +320,19 @@ def test_fast_paths_off_operators_give_the_same(operator: Callable[[], Any]) -> 
 def _comparable(value: Any) -> Any:
     response = getattr(value, "response", value)
     return response.model_dump(mode="json") if hasattr(response, "model_dump") else response
+
+
+def test_a_padded_frame_whose_last_brace_is_another_byte_is_no_template_hit() -> None:
+    # bug class: a batch that takes the padding out of every frame by replacing its last
+    # byte with a brace, so a frame ending in another byte matched a template and decoded
+    # where the plain decoder refuses it
+    body = next(c for c in CAPTURES if c.name == "anthropic/thinking-signature.sse").data
+    events = body.split(b"\n\n")
+    deltas = [i for i, e in enumerate(events) if b'"text_delta"' in e or b"thinking_delta" in e]
+    at = deltas[len(deltas) // 2]
+    assert events[at].endswith(b"}")
+    events[at] = events[at][:-1] + b"x"
+    broken = b"\n\n".join(events)
+    fast = _both([broken], "anthropic")
+    with fast_paths(False):
+        assert _both([broken], "anthropic") == fast
