@@ -116,6 +116,10 @@ class HostGuard:
                     "was told to answer (a page whose name rebinds to 127.0.0.1 sends its "
                     f"own); start it with --allow-host {_name(host)} to answer it")
         origin = headers.get("origin")
+        if origin is None and headers.get("sec-fetch-site") == "cross-site":
+            # (a browser's request a page made without an Origin: an <img>, a link's GET)
+            return ("a request from another site's page may not use this server "
+                    "(--allow-host names a host to answer)")
         if origin is not None:
             parts = urlsplit(origin)
             if (parts.scheme not in ("http", "https") or parts.hostname is None

@@ -50,6 +50,7 @@ from ._endpoints import (
     wants_stream,
 )
 from ._guard import HostGuard
+from ._limits import Refused, read_body
 from ._record_codings import Undecodable, Unpacker, decoded
 from ._timing import Timing
 
@@ -202,22 +203,15 @@ def _where(endpoint: Endpoint | None, request: dict[str, Any], media_type: str,
             True)
 
 
-async def _request_body(request: Request) -> bytes | None:
-    """The request's body, or ``None`` once it passes ``MAX_REQUEST`` (read no further)."""
-    got = bytearray()
-    async for chunk in request.stream():
-        got += chunk
-        if len(got) > MAX_REQUEST:
-            return None
-    return bytes(got)
-
-
 async def _proxy(request: Request) -> Response:
     recorder: Recorder = request.app.state.recorder
-    body = await _request_body(request)
-    if body is None:
-        return JSONResponse({"error": {"message": f"the request body is over {MAX_REQUEST} "
-                                       "bytes", "type": "request_too_large"}}, 413)
+    try:  # (the emulator's own bounded read: refused early by its length, or when it stalls)
+        body = await read_body(request, MAX_REQUEST)
+    except Refused as refused:
+        return JSONResponse({"error": {"message": refused.message,
+                                       "type": "request_too_large" if refused.status == 413
+                                       else "request_timeout"}},
+                            refused.status, headers=refused.headers)
     try:  # (what the recorder reads of a compressed request: its decoded body)
         text = decoded(body, request.headers.get("content-encoding"), MAX_REQUEST)
         parsed: Any = orjson.loads(text) if text.strip() else {}

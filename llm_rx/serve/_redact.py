@@ -23,7 +23,10 @@ from collections.abc import Mapping
 __all__ = ["CREDENTIAL_HEADERS", "CREDENTIAL_QUERY", "hint", "redact_headers", "redact_query"]
 
 CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key",
-                                "x-goog-api-key", "x-amz-security-token"})
+                                "x-goog-api-key", "x-amz-security-token",
+                                "ocp-apim-subscription-key"})
+# A browser's WebSocket carries OpenAI's key as a subprotocol: ``openai-insecure-api-key.<key>``.
+_KEY_PROTOCOL = "openai-insecure-api-key."
 CREDENTIAL_QUERY = frozenset({"key", "api_key", "api-key", "access_token"})
 _SHOWN = 16  # (a secret this long or longer keeps its first and last four characters)
 
@@ -55,6 +58,11 @@ def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
             value = _authorization(value)
         elif name == "cookie":
             value = _cookies(value)
+        elif name == "sec-websocket-protocol":
+            value = ", ".join(
+                _KEY_PROTOCOL + hint(token.strip()[len(_KEY_PROTOCOL):])
+                if token.strip().startswith(_KEY_PROTOCOL) else token.strip()
+                for token in value.split(","))
         elif name in CREDENTIAL_HEADERS:
             value = hint(value.strip())
         out[name] = value

@@ -116,6 +116,22 @@ def test_serve_refuses_a_foreign_origin_and_answers_a_local_one(
                           headers={"origin": origin}).status_code == 200, origin
 
 
+def test_serve_refuses_a_cross_site_request_that_carries_no_origin(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    # bug class: a page's <img> or link GET (no Origin) reaching a route: journaled, and
+    # forwarded upstream by the recorder, though the page cannot read the answer
+    url = f"{llm_rx_server.url}/v1/models"
+    answer = httpx.get(url, timeout=10, headers={"sec-fetch-site": "cross-site"})
+    assert answer.status_code == 403
+    assert "another site" in answer.json()["error"]["message"]
+    for site in ("same-origin", "same-site", "none"):  # (and a CORS request's own Origin)
+        assert httpx.get(url, timeout=10, headers={"sec-fetch-site": site}).status_code == 200
+    assert httpx.get(url, timeout=10, headers={"sec-fetch-site": "cross-site",
+                                               "origin": "http://localhost:3000"}
+                     ).status_code == 200
+
+
 def _ws(server: EmulatorThread) -> str:
     return server.url.replace("http://", "ws://") + "/v1/responses"
 

@@ -147,3 +147,16 @@ def test_journal_entries_stay_immutable_and_a_journal_entry_added_is_redacted() 
     assert kept.json == {"a": 1}
     with pytest.raises(AttributeError):
         kept.path = "/elsewhere"  # type: ignore[misc]
+
+
+def test_the_websocket_key_subprotocol_and_azure_subscription_key_are_redacted() -> None:
+    # bug class: a key sent in a header the journal did not know (a browser's WebSocket
+    # carries OpenAI's key as a subprotocol; Azure API Management's subscription key)
+    key = "sk-proj-abcdefghijklmnopqrstuvwxyz"
+    shown = redact_headers({
+        "sec-websocket-protocol": f"realtime, openai-insecure-api-key.{key}",
+        "ocp-apim-subscription-key": "0123456789abcdef0123",
+    })
+    assert key not in json.dumps(shown)
+    assert shown["sec-websocket-protocol"] == "realtime, openai-insecure-api-key.sk-p…wxyz"
+    assert shown["ocp-apim-subscription-key"] == "0123…0123"
