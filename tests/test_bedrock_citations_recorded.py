@@ -85,7 +85,7 @@ def test_from_native_of_a_recorded_cited_body_reads_the_cited_text(name: str) ->
     expected = []
     for block in body["output"]["message"]["content"]:
         cited = block.get("citationsContent")
-        expected.append(("".join(part["text"] for part in cited["content"]), cited["citations"])
-                        if cited else (block["text"], []))
-    assert [(getattr(b, "text", None), getattr(b, "citations", None))
+        expected.append(("text", "".join(part["text"] for part in cited["content"]),
+                         cited["citations"]) if cited else ("text", block["text"], []))
+    assert [(b.type, getattr(b, "text", None), getattr(b, "citations", None))
             for b in reply.content] == expected

@@ -12,7 +12,6 @@ whole block, with no object per line but the text and its event.
 
 from __future__ import annotations
 
-from functools import partial
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -118,6 +117,7 @@ class OllamaShortcuts(Runs, OllamaDecoder):
 
     _usual: Usual | None = None  # the bytes of a usual line, for batches
     _learning = 3  # tries left to learn them
+    _taken: list[Event]  # (set by each ``decode``)
 
     def decode(self, chunk: bytes) -> list[Event]:
         usual = self._usual
@@ -134,16 +134,18 @@ class OllamaShortcuts(Runs, OllamaDecoder):
                 events: list[Event] = []
                 self._deltas(texts, events)
                 return events
-        taken: list[Event] = []  # (the events of the lines taken whole)
+        self._taken = []  # (the events of the lines taken whole: no closure made per read)
+        return self._run(self._framed, chunk, self._handle)
 
-        def whole(block: bytes) -> bool:
-            return self._whole_lines(block, taken)
+    def _framed(self, chunk: bytes) -> list[bytes]:
+        return self._lines.decode(chunk, block=self._whole)
 
-        def handle(lines: list[bytes], out: list[Event]) -> None:
-            out += taken
-            self._lines_of(lines, out)
+    def _whole(self, block: bytes) -> bool:
+        return self._whole_lines(block, self._taken)
 
-        return self._run(partial(self._lines.decode, block=whole), chunk, handle)
+    def _handle(self, lines: list[bytes], out: list[Event]) -> None:
+        out += self._taken
+        self._lines_of(lines, out)
 
     def _line(self, line: bytes, out: list[Event]) -> None:
         before = len(out)

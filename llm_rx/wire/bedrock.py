@@ -295,15 +295,8 @@ class BedrockDecoder(Decoder):
         self._next_block += 1
 
     def _block_delta(self, payload: dict[str, Any], raw: bytes, out: list[Event]) -> None:
-        wire = payload.get("contentBlockIndex")
+        # (the common case, text for an open text block, was read in ``_message``)
         delta = payload.get("delta")
-        block = self._blocks.get(wire) if wire.__class__ is int else None
-        if block is not None and block.kind == "text" and delta.__class__ is dict:
-            text = delta.get("text")
-            if text.__class__ is str and len(delta) == 1:  # the common case: text, block open
-                if text:
-                    out.append(new_event(TextDelta, (block.index, text)))
-                return
         wire = self._wire(payload, raw, "contentBlockDelta")
         if not isinstance(delta, dict):
             raise ProtocolError("contentBlockDelta without a delta", raw)

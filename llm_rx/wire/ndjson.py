@@ -62,7 +62,7 @@ class NDJSONDecoder:
         rest = lines.pop()
         out: list[bytes]
         limit = self.max_frame
-        if not lines or max(map(len, lines)) <= limit:  # (C-level work only)
+        if max(map(len, lines)) <= limit:  # (C-level work only; a line end: one line at least)
             out = list(map(bytes.strip, lines))
             if b"" in out:
                 out = [line for line in out if line]

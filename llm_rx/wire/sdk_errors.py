@@ -50,8 +50,6 @@ def sdk_error(error: BaseException, *, now: float) -> ProviderError | None:
     else:
         response = _response(error)
         status = _status(error, response)
-        if status is None or not 400 <= status <= 599:
-            return None
         headers, body = _headers(error, response), _body(error, response)
     if status is None or not 400 <= status <= 599:
         return None
