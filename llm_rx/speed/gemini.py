@@ -1,34 +1,31 @@
 """Gemini with shortcuts: a plain decoder that learns from the chunks it read.
 
 A plain text chunk (one candidate, one text part for its open text block, no finish reason)
-is learnt twice when the plain decoder has decoded it (``_learn_shape``): as its
-:class:`Shape` (its keys and the values that must stay the same; the text and the
-``usageMetadata`` vary) and as its :class:`~llm_rx.wire.fast.spans.Spans` (its bytes around the
-text and the usage counts). A later chunk with the same bytes but for those two is read by
-parsing the two alone, a run of them at C level (``_batch``); one of the same shape with a
-handful of lookups; anything else is handed to the plain decoder (``GeminiDecoder._chunk``),
-which gives the same events. A read that is one whole ``data:`` event, once a chunk was
+is learnt when the plain decoder has decoded it (``_learn_shape``) as its
+:class:`~llm_rx.speed.spans.Spans` (its bytes around the text and the usage counts). A later
+chunk with the same bytes but for those two is read by parsing the two alone, a run of them
+at C level (``_batch``); anything else is handed to the plain decoder (whose own usual path,
+one candidate with one text part, is as short as a learnt shape's was), which gives the same
+events. A read that is one whole ``data:`` event, once a chunk was
 learnt, skips the framer.
 """
 
 from __future__ import annotations
 
 from itertools import repeat
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
 from ..events import Event, TextDelta
 from ..wire._boundary import new_event
 from ..wire._checks import MAX_DEPTH, SHALLOW, check_depth
-from ..wire._gemini_tables import CANDIDATE_FIELDS, CHUNK_FIELDS
 from ..wire.base import _alone
 from ..wire.gemini import GeminiDecoder
-from ..wire.sse import SSEEvent
 from .batches import TemplateFrames
 from .spans import Spans
 
-__all__ = ["GeminiShortcuts", "Shape"]
+__all__ = ["GeminiShortcuts"]
 
 _loads = orjson.loads
 # Where a chunk's text and its usage counts start (with the JSON spacing both forms use).
@@ -36,22 +33,10 @@ _TEXT_AT = (b'"text": "', b'"text":"')
 _USAGE_AT = (b'"usageMetadata": ', b'"usageMetadata":')
 
 
-class Shape(NamedTuple):
-    """The shape of the last plain text chunk, for the hot path."""
-
-    keys: tuple[str, ...]
-    extras: tuple[tuple[str, Any], ...]  # the chunk's own fields and their values
-    candidate_keys: tuple[str, ...]
-    candidate_extras: tuple[tuple[str, Any], ...]
-    content_keys: tuple[str, ...]
-    candidate: Any  # (the decoder's candidate)
-
-
 class GeminiShortcuts(TemplateFrames, GeminiDecoder):
     """The hot path over :class:`~llm_rx.wire.gemini.GeminiDecoder`: a chunk it does not
     recognise goes to the decoder's own ``_chunk``, and is learnt from."""
 
-    _fast: Shape | None = None  # the last plain chunk's shape
     _spans: Spans | None = None  # ... and its bytes
 
     def decode(self, chunk: bytes) -> list[Event]:
@@ -135,52 +120,10 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
                         out.append(new_event(TextDelta, (spans.block, text)))
                     self._usage(usage, out)
                     return
-        try:
-            chunk = _loads(data)
-        except orjson.JSONDecodeError:
-            chunk = None
-        if chunk.__class__ is not dict:  # the general path says what is wrong with it
-            self._event(SSEEvent("message", data), out)
-            return
-        if len(data) > SHALLOW and data.count(b"{") + data.count(b"[") > MAX_DEPTH:
-            check_depth(chunk, data)
-        fast = self._fast
-        if fast is not None and tuple(chunk) == fast.keys and self._same(chunk, fast.extras):
-            # The hot path: a chunk shaped like the last plain one (one candidate, one text
-            # part for its open text block) decodes to one TextDelta, as ``_chunk`` would.
-            candidates = chunk["candidates"]
-            raw = candidates[0] if candidates.__class__ is list and len(candidates) == 1 else None
-            if (
-                raw.__class__ is dict
-                and tuple(raw) == fast.candidate_keys
-                and raw.get("finishReason") is None
-                and self._same(raw, fast.candidate_extras)
-            ):
-                content = raw["content"]
-                parts = content.get("parts") if content.__class__ is dict else None
-                if (
-                    parts.__class__ is list
-                    and len(parts) == 1
-                    and tuple(content) == fast.content_keys
-                ):
-                    part = parts[0]
-                    text = part.get("text") if part.__class__ is dict and len(part) == 1 else None
-                    if text.__class__ is str and text:
-                        out.append(new_event(TextDelta, (fast.candidate.block, text)))
-                        self._usage(chunk.get("usageMetadata"), out)
-                        return
-        self._chunk(chunk, data, out)
-
-    @staticmethod
-    def _same(obj: dict[str, Any], values: tuple[tuple[str, Any], ...]) -> bool:
-        for key, value in values:  # noqa: SIM110 - a loop: no generator on the hot path
-            if obj[key] != value:
-                return False
-        return True
+        super()._data(data, out)  # (the plain decoder's, which learns from it: ``_chunk``)
 
     def _learn_shape(self, chunk: dict[str, Any], data: bytes) -> None:
         """Remember the shape of a plain text chunk, and its bytes (see :meth:`_data`)."""
-        self._fast = None
         self._spans = None
         candidates = chunk.get("candidates")
         if not (isinstance(candidates, list) and len(candidates) == 1) or chunk.get("error"):
@@ -200,14 +143,6 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
             or list(parts[0]) != ["text"]
         ):
             return
-        self._fast = Shape(
-            tuple(chunk),
-            tuple((k, v) for k, v in chunk.items() if k not in CHUNK_FIELDS),
-            tuple(raw),
-            tuple((k, v) for k, v in raw.items() if k not in CANDIDATE_FIELDS),
-            tuple(content) if isinstance(content, dict) else (),
-            cand,
-        )
         if cand.block is not None:
             self._spans = Spans.learn(data, _TEXT_AT, parts[0]["text"], _USAGE_AT,
                                       chunk.get("usageMetadata"), cand.block)
