@@ -56,8 +56,10 @@ _ACTIVE: ContextVar[bool] = ContextVar("llm_rx_fast_paths", default=True)
 #: ``fast_paths(False)``.
 active = _ACTIVE.get
 
-#: Whether a compiled core is in use: none is built yet (the shortcuts are pure Python).
-compiled = False
+#: Whether the compiled core (:mod:`.core`, the C extension) is in use: built, and not turned
+#: off by ``LLM_RX_NO_EXTENSIONS=1`` when ``llm_rx.speed`` was imported. ``fast_paths(False)``
+#: turns it off with every other shortcut.
+compiled: bool = False
 
 
 @contextmanager
@@ -90,10 +92,24 @@ def decoders() -> Mapping[str, Callable[[int], Decoder]]:
     from .openai_chat import OpenAIChatShortcuts
     from .responses import ResponsesShortcuts
 
-    return MappingProxyType({
+    found: dict[str, type[Decoder]] = {
         "anthropic": AnthropicShortcuts,
         "openai-chat": OpenAIChatShortcuts,
         "gemini": GeminiShortcuts,
         "ollama": OllamaShortcuts,
         "openai-responses": ResponsesShortcuts,
-    })
+    }
+    if compiled:  # (each over the compiled core)
+        from .core import over_core
+
+        found = {provider: over_core(cls) for provider, cls in found.items()}
+    return MappingProxyType(found)
+
+
+def _core() -> bool:
+    from .core import scan
+
+    return scan is not None
+
+
+compiled = _core()

@@ -24,6 +24,7 @@ from ..events import Event
 from ..wire._boundary import PASS_THROUGH, new_event, shape_error
 from ..wire.base import TextFold
 from ..wire.sse import SSEDecoder, SSEEvent
+from .core import Program
 from .runs import BATCH, BATCH_SLICE, BATCH_TRIES, Runs
 from .templates import ByteTemplate, json_strings, split_frames
 
@@ -233,6 +234,37 @@ class TemplateFrames(Runs):
         """A frame padded with spaces before its last brace, without them (the same JSON
         value, for a JSON object: spaces there can only lie between tokens)."""
         return frame[:-1].rstrip(b" ") + b"}" if frame.endswith(b" }") else frame
+
+    def _program(self) -> Program | None:
+        """The latest template as the compiled core reads it (:mod:`.core`): its string, a
+        skipped one, the padding before the last brace."""
+        if not self._templates or self.finished:
+            return None
+        shortcut = self._templates[0]
+        if shortcut is self._source:
+            return self._compiled
+        prefix, suffix, middle = shortcut.prefix, shortcut.suffix, shortcut.middle
+        pieces, holes = ((prefix, b'"' + middle, suffix), b"SN") if middle else (
+            (prefix, suffix), b"S")
+        if self._padded and suffix.endswith(b"}"):  # (spaces before the last brace)
+            pieces, holes = (*pieces[:-1], pieces[-1][:-1], b"}"), holes + b"P"
+        self._source, self._compiled = shortcut, Program(shortcut, pieces, holes)
+        return self._compiled
+
+    _source: Shortcut | None = None
+    _compiled: Program | None = None
+
+    def _framer(self) -> SSEDecoder:
+        return self._sse
+
+    def _took(self, values: list[str], chunk: bytes, first: int, last: int, same: bool,
+              out: list[Event]) -> None:
+        """A run of the latest template's frames the compiled core read: their strings."""
+        shortcut = self._templates[0]
+        self._template_hit = shortcut
+        if not shortcut.keeps_empty and "" in values:
+            values = [value for value in values if value]
+        self._deliver(shortcut.event_type, shortcut.block, values, out)  # type: ignore[attr-defined]
 
     def _forget(self) -> None:
         """The decoder's state changed in a way the shortcuts did not see: drop them."""

@@ -23,6 +23,7 @@ from ..wire._checks import MAX_DEPTH, SHALLOW, check_depth
 from ..wire.base import _alone
 from ..wire.gemini import GeminiDecoder
 from .batches import TemplateFrames
+from .core import Program
 from .spans import Spans
 
 __all__ = ["GeminiShortcuts"]
@@ -38,6 +39,46 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
     recognise goes to the decoder's own ``_chunk``, and is learnt from."""
 
     _spans: Spans | None = None  # ... and its bytes
+    _compiled: Program | None = None
+
+    def _program(self) -> Program | None:
+        """The learnt chunk as the compiled core reads it (:mod:`.core`): its text read, its
+        counts skipped (the first and last of a run read here)."""
+        spans = self._spans
+        if spans is None or self.finished:
+            return None
+        if self._compiled is None or self._compiled.source is not spans:
+            found = spans.program()
+            if found is None:
+                return None
+            self._compiled = Program(spans, *found)
+        return self._compiled
+
+    def _framer(self) -> Any:
+        return self._sse
+
+    def _took(self, values: list[str], chunk: bytes, first: int, last: int, same: bool,
+              out: list[Event]) -> None:
+        """A run of learnt chunks the compiled core read, as :meth:`_spans_run` reads one."""
+        spans = self._spans
+        raw = self._raw  # type: ignore[attr-defined]
+        assert spans is not None
+        assert raw is not None
+        head = len(raw.pieces[0]) - len(spans.prefix)
+
+        def usage_at(start: int) -> Any:
+            return spans.usage(chunk[start + head : chunk.find(raw.end, start)])
+
+        if values[0]:
+            out.append(new_event(TextDelta, (spans.block, values[0])))
+        self._usage(usage_at(first), out)
+        rest = values[1:]
+        if "" in rest:
+            rest = [text for text in rest if text]
+        self._deliver(TextDelta, spans.block, rest, out)  # type: ignore[attr-defined]
+        if not same:
+            self._last_usage = usage_at(last)
+            self._usage_due = True
 
     def decode(self, chunk: bytes) -> list[Event]:
         """A read that is one whole ``data:`` event (a live stream's usual read), the framer

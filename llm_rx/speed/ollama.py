@@ -21,6 +21,7 @@ import orjson
 from ..events import Event, TextDelta
 from ..wire._boundary import new_event
 from ..wire.ollama import OllamaDecoder
+from .core import Program
 from .runs import BATCH, BATCH_TRIES, Runs
 from .templates import ByteTemplate, json_strings, split_frames
 
@@ -118,6 +119,28 @@ class OllamaShortcuts(Runs, OllamaDecoder):
     _usual: Usual | None = None  # the bytes of a usual line, for batches
     _learning = 3  # tries left to learn them
     _taken: list[Event]  # (set by each ``decode``)
+    _framed_by_lines = True  # (for the compiled core: NDJSON lines)
+    _compiled: Program | None = None
+
+    def _program(self) -> Program | None:
+        """The usual line as the compiled core reads it (:mod:`.core`): its time skipped,
+        its text read, while a text block is open."""
+        usual = self._usual
+        if usual is None or self._open_kind != "text" or self.finished:
+            return None
+        if self._compiled is None or self._compiled.source is not usual:
+            self._compiled = Program(usual, tuple(usual), b"AS")
+        return self._compiled
+
+    def _framer(self) -> Any:
+        return self._lines
+
+    def _took(self, values: list[str], chunk: bytes, first: int, last: int, same: bool,
+              out: list[Event]) -> None:
+        """A run of usual lines the compiled core read: their texts, in the open block."""
+        if "" in values:
+            values = [value for value in values if value]
+        self._deliver(TextDelta, self._open, values, out)  # type: ignore[attr-defined]
 
     def decode(self, chunk: bytes) -> list[Event]:
         usual = self._usual

@@ -28,6 +28,7 @@ import orjson
 from ..events import Event, TextDelta
 from ..wire._responses_items import Part
 from ..wire.openai_responses import OpenAIResponsesDecoder
+from .core import Program
 from .runs import BATCH, BATCH_TRIES, Runs
 from .templates import json_strings
 
@@ -49,6 +50,10 @@ _HOLES = (
     # says: the plain decoder reads it only for a part it has not seen)
     (b'"item_id":"', re.compile(rb'[\x20\x21\x23-\x5b\x5d-\x7e]*')),  # (ASCII, no escape)
 )
+# Each hole as the compiled core reads it (:mod:`.core`): the string, an integer, letters and
+# digits (one at least: a frame with none goes to the expression), ASCII with no escape.
+_CODES = {_STRING: ord("S"), **{hole.pattern: ord(code) for (_, hole), code in
+                                 zip(_HOLES, "INA", strict=True)}}
 # A frame's shape (its bytes between the holes, and the holes) -> its expressions: the same
 # from one reply to the next of a host, compiled once per process.
 _SHAPES: dict[tuple[tuple[bytes, ...], tuple[bytes, ...]],
@@ -64,6 +69,8 @@ class Pattern(NamedTuple):
     frame: re.Pattern[bytes]
     read: re.Pattern[bytes]
     part: Part
+    pieces: tuple[bytes, ...]  # (the compiled core's program: :mod:`.core`)
+    holes: bytes
 
 
 def _closing_quote(data: bytes, start: int) -> int:
@@ -117,7 +124,7 @@ def learn(data: bytes, value: str, part: Part) -> Pattern | None:
     itself = compiled[0].fullmatch(data)
     if itself is None or _loads(b'"' + itself[1] + b'"') != value:
         return None
-    return Pattern(*compiled, part)
+    return Pattern(*compiled, part, shape[0], bytes(_CODES[hole] for hole in shape[1]))
 
 
 def _compiled(pieces: tuple[bytes, ...], holes: tuple[bytes, ...]
@@ -152,6 +159,28 @@ class ResponsesShortcuts(Runs, OpenAIResponsesDecoder):
     decoder's own methods."""
 
     _pattern: Pattern | None = None
+    # (a frame of this name decodes as its bare payload would: the compiled core may read it)
+    _named = b"response.output_text.delta"
+
+    def _program(self) -> Program | None:
+        """The pattern as the compiled core reads it (:mod:`.core`), while its part is open."""
+        pattern = self._pattern
+        if pattern is None or not pattern.part.open or self.finished:
+            return None
+        return Program(pattern, pattern.pieces, pattern.holes)
+
+    def _framer(self) -> Any:
+        return self._sse
+
+    def _took(self, values: list[str], chunk: bytes, first: int, last: int, same: bool,
+              out: list[Event]) -> None:
+        """A run of the pattern's frames the compiled core read: recorded as the plain
+        decoder records them (the part's texts)."""
+        assert self._pattern is not None
+        part = self._pattern.part
+        part.streamed = True
+        part.texts.extend(values)
+        self._deliver(TextDelta, part.index, values, out)  # type: ignore[attr-defined]
 
     def decode(self, chunk: bytes) -> list[Event]:
         pattern = self._pattern

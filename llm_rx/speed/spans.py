@@ -8,6 +8,7 @@ by parsing those two alone, and a run of them at C level (:meth:`Spans.strings`)
 
 from __future__ import annotations
 
+import re
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -20,6 +21,8 @@ __all__ = ["Spans"]
 
 _loads = orjson.loads
 _DIGITS = b"0123456789"
+_NUMBER = re.compile(rb"([0-9]+)")
+_VALUE_BEFORE = re.compile(rb"[:\[,] ?$")  # (a digit run that is a value: after ':', '[', ',')
 # Of a partition: before the separator, after it.
 _BEFORE, _AFTER = itemgetter(0), itemgetter(2)
 
@@ -35,6 +38,7 @@ class Spans(NamedTuple):
     suffix: bytes  # after the object
     block: int  # the block the string is a delta of
     skeleton: bytes  # the object without its digits
+    counts: bytes = b""  # the object as learnt
 
     def strings(self, frames: list[bytes]) -> tuple[list[str], list[dict[str, Any]]] | None:
         """The strings and objects of ``frames`` if each is this frame with another string and
@@ -57,6 +61,22 @@ class Spans(NamedTuple):
         if texts is None or len(counts) != count or len(set(map(tuple, counts))) != 1:
             return None
         return texts, counts
+
+    def program(self) -> tuple[tuple[bytes, ...], bytes] | None:
+        """The frame as the compiled core reads it (:mod:`.core`): the string read, each
+        count skipped (an integer value); ``None`` if a digit of the object is not in one."""
+        cut = _NUMBER.split(self.counts)
+        between = cut[::2]
+        if not all(_VALUE_BEFORE.search(piece) for piece in between[:-1]) or not all(
+                piece[:1] in b",}] " for piece in between[1:]) or b"." in self.counts:
+            return None
+        return ((self.prefix, self.middle + between[0], *between[1:-1], between[-1] + self.suffix),
+                b"S" + b"I" * (len(between) - 1))
+
+    def usage(self, data: bytes) -> Any:
+        """The object of counts of ``data``, a frame of these spans."""
+        middle = data.find(self.middle, len(self.prefix))
+        return _loads(data[middle + len(self.middle) : len(data) - len(self.suffix)])
 
     @classmethod
     def learn(
@@ -90,7 +110,8 @@ class Spans(NamedTuple):
             try:
                 if _loads(after[start : end + 1]) == usage:
                     skeleton = after[start : end + 1].translate(None, _DIGITS)
-                    return cls(text_at.prefix, after[:start], after[end + 1 :], block, skeleton)
+                    return cls(text_at.prefix, after[:start], after[end + 1 :], block, skeleton,
+                               after[start : end + 1])
             except orjson.JSONDecodeError:
                 pass
             end = after.find(b"}", end + 1)

@@ -1,0 +1,282 @@
+"""The compiled core: a shortcut decoder's learnt frame read straight from the raw bytes in C.
+
+The optional C extension (``_scan.c``) does one thing: from a position in a read, it reads
+the frames that are a learnt *program* (the frame's bytes as literal pieces around holes: the
+delta string, decoded; a skipped id or padding; a skipped count) and stops at the first that
+is not. :class:`Scanning`, mixed over a decoder with shortcuts, runs it on every read; each
+frame it does not recognise (and a frame the framer held from the read before) goes to that
+decoder, unchanged, one frame at a time, so the decoder's state, its learning and every
+error stay Python's. A wire's shortcut decoder says what its current program is
+(``_program``: its latest template as pieces and holes, or ``None`` while none holds) and what
+a run of its frames means (``_took``); the raw program adds the bytes around the payload (the
+SSE ``event:`` and ``data:`` lines, the blank line; an NDJSON line's end), learnt from the
+one frame the decoder just read when it learnt the template.
+
+``LLM_RX_NO_EXTENSIONS=1`` (read at import) leaves it out; so does ``fast_paths(False)``,
+under which no shortcut decoder is made at all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import LlmRxError
+from ..events import Event
+from ..wire._boundary import new_event
+
+__all__ = ["Program", "Raw", "Scanning", "over_core", "scan"]
+
+Scan = Callable[[bytes, int, tuple[bytes, ...], bytes, list[str], int],
+                tuple[int, int, int, int, bool]]
+
+
+def _loaded() -> Scan | None:
+    if os.environ.get("LLM_RX_NO_EXTENSIONS"):
+        return None
+    try:
+        from ._scan import scan as found
+    except ImportError:
+        return None
+    return found
+
+
+#: The extension's ``scan``, or ``None`` (not built here, or turned off).
+scan: Scan | None = _loaded()
+
+
+class Program(NamedTuple):
+    """A learnt frame's payload as pieces around holes (see ``_scan.c``), and what it was
+    learnt as (the decoder's template: a new one is a new program)."""
+
+    source: object
+    pieces: tuple[bytes, ...]
+    holes: bytes
+
+
+class Raw(NamedTuple):
+    """A program with the bytes around its payload: what ``scan`` reads from a read."""
+
+    source: object
+    pieces: tuple[bytes, ...]
+    holes: bytes
+    end: bytes  # the frame's last bytes (its blank line or line end), to find the next
+
+
+# The frames of a read handed to the decoder one by one while it has no program (it may learn
+# one from them, for the rest of the read); the rest of the read goes to it at once.
+_LEARNING = 16
+
+
+def _sse_head(frame: bytes, first: bytes, names: bool, named: bytes) -> bytes | None:
+    """The bytes before ``first`` (the payload's start) in ``frame``, one whole SSE event:
+    ``data: `` and an ``event:`` line before it (a plain name, never ``error``, and only where
+    the framer gives bare payloads for named events, or the name is ``named``: one the
+    decoder reads as it reads a bare payload), or ``None``."""
+    at = frame.find(b"data: " + first)
+    if at < 0:
+        return None
+    head = frame[:at]
+    if head:
+        name = head[7:-1]
+        if ((names and name != named) or not head.startswith(b"event: ") or head.count(b"\n") != 1
+                or not head.endswith(b"\n") or not name.replace(b"_", b"").replace(b".", b"")
+                .isalnum() or name == b"error"):
+            return None
+    return head + b"data: "
+
+
+def raw_program(program: Program, frame: bytes, sse: bool, names: bool, named: bytes = b""
+                ) -> Raw | None:
+    """``program`` with the bytes around its payload in ``frame``, one whole frame as read (an
+    SSE event, or an NDJSON line), if ``frame`` is that program's; else ``None``."""
+    assert scan is not None
+    pieces = program.pieces
+    if sse:
+        head = _sse_head(frame, pieces[0], names, named)
+        ends: tuple[bytes, ...] = (b"\n\n", b"\r\n\r\n")
+    else:
+        head, ends = b"", (b"\n", b"\r\n")
+    if head is None:
+        return None
+    for end in ends:
+        raw = Raw(program.source, (head + pieces[0], *pieces[1:-1], pieces[-1] + end),
+                  program.holes, end)
+        if scan(frame, 0, raw.pieces, raw.holes, [], len(frame))[:2] == (len(frame), 1):
+            return raw
+    return None
+
+
+class Scanning:
+    """The compiled hot loop over a decoder with shortcuts (mixed in before it): each read's
+    frames of the current program read by ``scan``, every other frame decoded by the decoder
+    itself, one at a time, in order (a read's first frames one by one while no program holds,
+    so one learnt on the way serves the rest of the read). A frame cut at a read's end that
+    may be the program's is held here until its end arrives (one read at most: if the next
+    read does not end it, both go to the decoder, whose framer then holds it)."""
+
+    _raw: Raw | None = None
+    _fold: Any = None
+    _held = b""
+    _last_frame = b""  # the last frame the decoder read whole (a program is learnt from it)
+    _sse_framed = True  # (SSE events; else NDJSON lines)
+    _named = b""  # (an event name the decoder reads as a bare payload, where it keeps names)
+
+    if TYPE_CHECKING:  # (the decoder's)
+        finished: bool
+
+        def _program(self) -> Program | None: ...
+        def _took(self, values: list[str], chunk: bytes, first: int, last: int, same: bool,
+                  out: list[Event]) -> None: ...
+        def _framer(self) -> Any: ...
+
+    def decode(self, chunk: bytes) -> list[Event]:
+        out: list[Event] = []
+        held = self._held
+        if held:
+            self._held = b""
+            raw = self._raw
+            if raw is None or (held[-3:] + chunk).find(raw.end) < 0:
+                self._python(held + chunk, out)  # (still no end: the framer holds it)
+                return out
+            chunk = held + chunk
+        framer = self._framer()
+        size = len(chunk)
+        position = 0
+        if not self._at_rest(framer):  # (the frame the framer holds, completed first)
+            position = self._frame_end(chunk, 0)
+            if position < 0:
+                self._python(chunk, out)
+                return out
+            self._python(chunk[:position], out)
+        learning = _LEARNING
+        while position < size:
+            raw = self._current() if self._at_rest(framer) else None
+            if raw is None:  # (a frame for the decoder, which may learn a program from it)
+                stop = self._frame_end(chunk, position) if learning else -1
+                if stop < 0:
+                    self._python(chunk[position:], out)
+                    return out
+                learning -= 1
+            else:
+                values: list[str] = []
+                scanner = scan
+                assert scanner is not None
+                stop, count, first, last, same = scanner(
+                    chunk, position, raw.pieces, raw.holes, values, framer.max_frame)
+                if count:
+                    self._took(values, chunk, first, last, same, out)
+                if stop >= size:
+                    return out
+                position = stop
+                stop = chunk.find(raw.end, position)
+                if stop < 0:  # (cut at the read's end: held for the next read)
+                    if size - position > framer.max_frame:
+                        self._python(chunk[position:], out)
+                    else:
+                        self._held = chunk[position:]
+                    return out
+                stop += len(raw.end)
+            self._last_frame = frame = chunk[position:stop]
+            self._python(frame, out)  # (one frame, as it is)
+            position = stop
+        return out
+
+    def flush(self) -> list[Event]:
+        """(``Decoder.flush``: a frame held here goes to the decoder first.)"""
+        out: list[Event] = []
+        if self._held:
+            held, self._held = self._held, b""
+            self._python(held, out)
+        try:
+            out += super().flush()  # type: ignore[misc]
+        except LlmRxError as error:
+            error.events = (*out, *error.events)
+            raise
+        return out
+
+    def _python(self, piece: bytes, out: list[Event]) -> None:
+        """Bytes the decoder reads itself; an error it raises carries the read's events
+        before it too."""
+        try:
+            out += super().decode(piece)  # type: ignore[misc]
+        except LlmRxError as error:
+            error.events = (*out, *error.events)
+            raise
+
+    def _current(self) -> Raw | None:
+        """The raw program of the decoder's current program, if it has one and it was
+        seen in the bytes of a frame read whole."""
+        program = self._program()
+        if program is None:
+            return None
+        raw = self._raw
+        if raw is not None and raw.source is program.source:
+            return raw
+        frame = self._one_frame_of(self._last_frame, program)
+        if not frame:
+            return None
+        names = bool(getattr(self._framer(), "names", False))
+        self._raw = raw = raw_program(program, frame, self._sse_framed, names, self._named)
+        return raw
+
+    def _frame_end(self, chunk: bytes, start: int) -> int:
+        """Where the first frame from ``start`` ends (after its blank line or line end), or
+        -1 if none ends in ``chunk``."""
+        if not self._sse_framed:
+            stop = chunk.find(b"\n", start)
+            return stop + 1 if stop >= 0 else -1
+        ends = [stop + len(end) for end in (b"\n\n", b"\r\n\r\n")
+                if (stop := chunk.find(end, start)) >= 0]
+        return min(ends) if ends else -1
+
+    def _one_frame_of(self, chunk: bytes, program: Program) -> bytes:
+        """The last frame whole in ``chunk`` (which starts at a frame's start) whose payload
+        starts with the program's first piece, or ``b""``."""
+        ends = (b"\n\n", b"\r\n\r\n") if self._sse_framed else (b"\n",)
+        last = max(chunk.rfind(end) + len(end) for end in ends)
+        at = chunk.rfind(program.pieces[0], 0, last)
+        if at < 0:
+            return b""
+        start = max(found + len(end) if (found := chunk.rfind(end, 0, at)) >= 0 else 0
+                    for end in ends)
+        return chunk[start : self._frame_end(chunk, at)]
+
+    def fold_into(self, fold: Any) -> None:
+        """(``Decoder.fold_into``: a run's strings may go straight to the fold.)"""
+        self._fold = fold
+        super().fold_into(fold)  # type: ignore[misc]
+
+    def _at_rest(self, framer: Any) -> bool:
+        at_rest = getattr(framer, "at_rest", None)
+        if at_rest is not None:
+            return bool(at_rest())
+        return not framer.holding
+
+    def _deliver(self, event_type: Any, block: int, values: list[str], out: list[Event]) -> None:
+        """A run's strings: straight to a consumer that only folds (``fold_into``) when no
+        event of this read waits before them, else as events."""
+        fold = self._fold
+        if fold is not None and not out:
+            append = fold(event_type, block)
+            if append is not None:
+                target = getattr(append, "__self__", None)
+                if isinstance(target, list):
+                    target.extend(values)
+                else:
+                    for value in values:
+                        append(value)
+                return
+        out.extend(map(new_event, repeat(event_type), zip(repeat(block), values)))
+
+
+def over_core(cls: type[Any]) -> type[Any]:
+    """``cls`` (a decoder with shortcuts and the hooks :class:`Scanning` reads) over the
+    compiled core: what ``llm_rx.speed.decoders`` makes when the extension is in use."""
+    return type(cls.__name__ + "Compiled", (Scanning, cls), {
+        "__doc__": f"{cls.__name__} with its frames read by the compiled core first.",
+        "_sse_framed": not getattr(cls, "_framed_by_lines", False),
+        "_named": getattr(cls, "_named", b""),
+    })
