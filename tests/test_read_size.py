@@ -10,6 +10,7 @@ import pytest
 import llm_rx
 from benchmarks import streams
 from llm_rx.response import WITHOUT_NATIVE
+from llm_rx.sources._engine import new_decoder
 from llm_rx.speed import fast_paths
 from llm_rx.wire.base import Decoder
 
@@ -35,14 +36,23 @@ def test_a_whole_body_is_decoded_in_reads_of_64_kib(monkeypatch: pytest.MonkeyPa
     # bug class: one huge read decoded at once, whose batches run out (about 1.8x the time
     # of the same body in 64 KiB reads)
     sizes: list[int] = []
-    inner = type(llm_rx.make_decoder("gemini").inner)  # type: ignore[attr-defined]
-    original = inner.decode
 
-    def counted(self: Decoder, chunk: bytes) -> list[llm_rx.Event]:
-        sizes.append(len(chunk))
-        return original(self, chunk)
+    def count(decoder: type[Decoder]) -> None:  # (the reads the source hands its decoder)
+        original = decoder.decode
 
-    monkeypatch.setattr(inner, "decode", counted)
+        def counted(self: Decoder, chunk: bytes) -> list[llm_rx.Event]:
+            if type(self) is decoder:
+                sizes.append(len(chunk))
+            return original(self, chunk)
+
+        monkeypatch.setattr(decoder, "decode", counted)
+
+    fast = type(new_decoder("gemini").inner)  # type: ignore[attr-defined]
+    count(fast)
+    with fast_paths(False):
+        plain = type(new_decoder("gemini").inner)  # type: ignore[attr-defined]
+    assert plain is not fast
+    count(plain)
     body = BODIES["gemini"]()
     llm_rx.reassemble(body, "gemini")
     assert max(sizes) == 64 * 1024

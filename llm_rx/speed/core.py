@@ -117,6 +117,8 @@ class Scanning:
     may be the program's is held here until its end arrives (one read at most: if the next
     read does not end it, both go to the decoder, whose framer then holds it)."""
 
+    #: The decoder with shortcuts this one runs over (what it is without the core).
+    python: type[Any]
     _raw: Raw | None = None
     _fold: Any = None
     _held = b""
@@ -279,4 +281,5 @@ def over_core(cls: type[Any]) -> type[Any]:
         "__doc__": f"{cls.__name__} with its frames read by the compiled core first.",
         "_sse_framed": not getattr(cls, "_framed_by_lines", False),
         "_named": getattr(cls, "_named", b""),
+        "python": cls,
     })

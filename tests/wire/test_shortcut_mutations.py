@@ -3,8 +3,9 @@ makes is caught by each comparison the property tests and the fuzzer hold the sh
 (the fast path against the general one, a body re-chunked, the fuzzer's invariants).
 
 The shortcut patched is the batch of a template's frames (``TemplateFrames._template_run``,
-``llm_rx/wire/fast/batches.py``): with the shortcuts on, a whole OpenAI chat body's text
-deltas come from it; with them off, or a frame per read, it is never taken."""
+``llm_rx/speed/batches.py``; with the compiled core in use, the run it read,
+``TemplateFrames._took``): with the shortcuts on, a whole OpenAI chat body's text deltas come
+from it; with them off, or a frame per read, it makes one delta at a time (never mutated)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from llm_rx import speed
 from llm_rx.events import Event, TextDelta, ThinkingDelta
 from llm_rx.speed import batches, fast_paths
 
@@ -56,19 +58,24 @@ MUTATIONS: dict[str, Callable[[list[Event]], list[Event]]] = {
 def mutated(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The batch shortcut patched with one mutation; the list counts the runs it changed."""
     mutation = MUTATIONS[request.param]
-    original = batches.TemplateFrames._template_run
+    original = getattr(batches.TemplateFrames, _RUN)
     changed: list[int] = []
 
-    def patched(self: Any, frames: list[bytes], shortcut: Any, out: list[Event]) -> bool:
+    def patched(self: Any, *args: Any) -> Any:
+        out: list[Event] = args[-1]
         start = len(out)
-        taken = original(self, frames, shortcut, out)
-        if taken and len(out) - start >= 2:
+        taken = original(self, *args)
+        if taken is not False and len(out) - start >= 2:
             out[start:] = mutation(out[start:])
             changed.append(len(out) - start)
         return taken
 
-    monkeypatch.setattr(batches.TemplateFrames, "_template_run", patched)
+    monkeypatch.setattr(batches.TemplateFrames, _RUN, patched)
     return changed
+
+
+# The batch the shortcuts take: the compiled core's run where it is in use.
+_RUN = "_took" if speed.compiled else "_template_run"
 
 
 def test_mutated_shortcut_is_taken(mutated: list[int]) -> None:
@@ -110,15 +117,16 @@ def test_relabelled_deltas_pass_a_comparison_without_kinds(
 ) -> None:
     # why the kinds are compared: the fields alone (the events as bare tuples) cannot tell
     # a relabelled delta from the one it replaced
-    original = batches.TemplateFrames._template_run
+    original = getattr(batches.TemplateFrames, _RUN)
 
-    def relabelled(self: Any, frames: list[bytes], shortcut: Any, out: list[Event]) -> bool:
+    def relabelled(self: Any, *args: Any) -> Any:
+        out: list[Event] = args[-1]
         start = len(out)
-        taken = original(self, frames, shortcut, out)
+        taken = original(self, *args)
         out[start:] = _relabel(out[start:])
         return taken
 
-    monkeypatch.setattr(batches.TemplateFrames, "_template_run", relabelled)
+    monkeypatch.setattr(batches.TemplateFrames, _RUN, relabelled)
     data = capture(NAME).data
     fast, _ = decode_events([data], "openai-chat")
     slow, _ = decode_events(split_at(data, range(0, len(data), 64)), "openai-chat")

@@ -1,0 +1,225 @@
+"""The compiled core (``llm_rx/speed/_scan.c``, read by ``llm_rx.speed.core``) changes nothing:
+every capture decodes to the same events and errors with it and without it (the Python
+shortcuts it runs over), however the bytes are cut; its one entry point reads exactly as its
+twin below on any input; it keeps no reference and no state; and it can be turned off."""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+import subprocess
+import sys
+import threading
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import llm_rx
+from llm_rx import speed
+from llm_rx.errors import LlmRxError
+from llm_rx.sources._engine import decode_all
+from llm_rx.speed import core
+
+from ..captures import CAPTURES
+from ..helpers import kinds, reads_of
+from .frames import frames_of
+
+needs_core = pytest.mark.skipif(
+    core.scan is None, reason="the compiled core is not in use (not built, or turned off)")
+
+
+def test_compiled_says_whether_the_core_is_in_use() -> None:
+    # bug class: a CI or an install that silently tests or ships the pure-Python path only
+    # (the flag lies), or an environment switch that does not switch
+    assert speed.compiled is (core.scan is not None)
+    assert speed.compiled is (speed.compiled and not os.environ.get("LLM_RX_NO_EXTENSIONS"))
+    if os.environ.get("CI") and not os.environ.get("LLM_RX_NO_EXTENSIONS"):
+        assert speed.compiled, "the CI builds the extension: it must be in use"
+    made = {name: cls.__name__ for name, cls in speed.decoders().items()}
+    assert all(name.endswith("Compiled") is speed.compiled for name in made.values())
+    script = ("import llm_rx.speed as s; "
+              "print(s.compiled, sorted(c.__name__ for c in s.decoders().values()))")
+    env = {**os.environ, "LLM_RX_NO_EXTENSIONS": "1"}
+    off = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    assert off.startswith("False")
+    assert "Compiled" not in off
+
+
+def _outcome(make: Callable[[], Any], reads: list[bytes]) -> object:
+    events: list[Any] = []
+    try:
+        decode_all(make(), reads, events.extend)
+    except LlmRxError as error:
+        return kinds(events), type(error), error.message, error.raw
+    return kinds(events), None
+
+
+_PROVIDERS = {c.provider for c in CAPTURES} & set(speed.decoders())
+
+
+@needs_core
+@pytest.mark.parametrize("capture", [c for c in CAPTURES if c.provider in _PROVIDERS],
+                         ids=lambda c: c.name)
+def test_core_and_python_shortcuts_decode_every_capture_the_same(capture: Any) -> None:
+    # bug class: a frame the C loop reads otherwise than the Python shortcut it runs over
+    # (a string decoded otherwise, a frame taken across a read or past its end, an event
+    # lost or repeated where the loop hands a frame back), at any cut of the reads
+    compiled = speed.decoders()[capture.provider]
+    python = compiled.python  # type: ignore[attr-defined]
+    body = capture.data
+    frames = [data for _, data in frames_of(capture)]
+    for reads in ([body], reads_of(body, 1024), reads_of(body, 97), reads_of(body, 5), frames):
+        assert _outcome(lambda: compiled(1 << 20), reads) == _outcome(
+            lambda: python(1 << 20), reads)
+    with speed.fast_paths(False):
+        plain = llm_rx.reassemble([body], capture.provider)
+    assert llm_rx.reassemble(reads_of(body, 1024), capture.provider) == plain
+
+
+# -- the entry point and its twin -----------------------------------------------------------
+
+_HOLES = {
+    "S": rb'((?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+)',
+    "A": rb"[\x20\x21\x23-\x5b\x5d-\x7e]*+",
+    "N": rb"[A-Za-z0-9]++",
+    "I": rb"(0|[1-9][0-9]{0,17}+)(?![0-9])",
+    "P": rb" *+",
+}
+
+
+def twin(data: bytes, pos: int, pieces: tuple[bytes, ...], holes: bytes,
+         most: int) -> tuple[tuple[int, int, int, int, bool], list[str]]:
+    """What ``scan`` gives, read with a regular expression and orjson (see ``_scan.c``)."""
+    body = b"".join(re.escape(piece) + _HOLES[chr(hole)]
+                    for piece, hole in zip(pieces, holes, strict=False)) + re.escape(pieces[-1])
+    frame = re.compile(body)
+    values: list[str] = []
+    first = last = -1
+    count, same, digits = 0, True, None
+    at = pos
+    while at < len(data):
+        found = frame.match(data[: at + most] if most < len(data) - at else data, at)
+        if found is None:
+            break
+        groups = found.groups()
+        strings = [g for g, h in zip(groups, _group_kinds(holes), strict=True) if h == "S"]
+        numbers = [g for g, h in zip(groups, _group_kinds(holes), strict=True) if h == "I"]
+        try:
+            decoded = [orjson.loads(b'"' + inside + b'"') for inside in strings]
+        except orjson.JSONDecodeError:
+            break
+        if len(strings) > 1:
+            break
+        values += decoded
+        if count == 0:
+            first, digits = at, numbers
+        elif numbers != digits:
+            same = False
+        last = at
+        count += 1
+        at = found.end()
+    return (at, count, first, last, same), values
+
+
+def _group_kinds(holes: bytes) -> list[str]:
+    return [chr(h) for h in holes if chr(h) in "SI"]
+
+
+_PIECE = st.sampled_from([b"", b'"', b'{"a":"', b'","b":', b"}", b"}\n\n", b'"}', b"data: ",
+                          b"x", b":", b",", b" "])
+_INSIDE = st.sampled_from([b"hi", b"", b"\\n", b'\\"', b"\\u00e9", b"\\ud83d\\ude00",
+                           b"\\ud800", b"\\udc00x", "é".encode(), b"\xc3", b"\xff", b"\\x",
+                           b"\x01", b"12", b"007", b"0", b"9" * 19, b"   ", b"ab1", b'"', b"\\"])
+
+
+@st.composite
+def programs(draw: Callable[[Any], Any]) -> tuple[bytes, tuple[bytes, ...], bytes, int, int]:
+    holes = bytes(draw(st.lists(st.sampled_from(b"SANIP"), min_size=1, max_size=4)))
+    pieces = [draw(_PIECE) for _ in range(len(holes) + 1)]
+    for i, hole in enumerate(holes):  # (a hole's next piece stops it: never a digit after I)
+        if not pieces[i + 1] or pieces[i + 1][:1].isdigit():
+            pieces[i + 1] = b'"' + pieces[i + 1].lstrip(b"0123456789")
+    frames = []
+    for _ in range(draw(st.integers(0, 4))):
+        frames.append(b"".join(p + draw(_INSIDE) for p in pieces[:-1]) + pieces[-1])
+    data = b"".join(frames)
+    if data and draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    return data, tuple(pieces), holes, draw(st.integers(0, 3)), draw(st.integers(1, 200))
+
+
+@needs_core
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=programs())
+def test_scan_reads_as_its_twin(case: tuple[bytes, tuple[bytes, ...], bytes, int, int]) -> None:
+    # bug class: the C loop reads a string otherwise than orjson (an escape, a surrogate,
+    # invalid UTF-8, a control character), takes a hole greedier or lazier than its
+    # definition, reads past a frame's bound or the data's end
+    data, pieces, holes, pos, most = case
+    pos = min(pos, len(data))
+    if holes.count(b"S") > 1:
+        holes = holes.replace(b"S", b"A")
+    assert core.scan is not None
+    values: list[str] = []
+    assert (core.scan(data, pos, pieces, holes, values, most), values) == twin(
+        data, pos, pieces, holes, most)
+
+
+@needs_core
+@pytest.mark.parametrize("args", [
+    (b"x", 0, (b"x",), b"S", [], 9), (b"x", 2, (b"x",), b"", [], 9), ("x", 0, (b"x",), b"", [], 9),
+    (b"x", -1, (b"x",), b"", [], 9), (b"x", 0, ("x",), b"", [], 9), (b"x", 0, (b"x",), b"", (), 9),
+    (b"x", 0, (b"x", b"y"), b"Z", [], 9), (b"x", 0, (b"",) * 40, b"A" * 39, [], 9),
+])
+def test_scan_refuses_what_it_cannot_read(args: tuple[Any, ...]) -> None:
+    # bug class: an argument of the wrong type or out of range read as memory (a crash)
+    assert core.scan is not None
+    try:
+        result = core.scan(*args)
+    except (TypeError, ValueError):
+        return
+    assert result[1] == 0  # (an unknown hole reads no frame)
+
+
+@needs_core
+def test_scan_keeps_no_reference_and_no_state() -> None:
+    # bug class: a reference count leaked per call or per string (a long run's memory grows),
+    # or state kept between calls that two threads would share
+    assert core.scan is not None
+    scan = core.scan
+    data = b'{"t":"h\\u00e9llo"}\n' * 50 + b'{"t":"cut'
+    pieces, holes = (b'{"t":"', b'"}\n'), b"S"
+    before = sys.getrefcount(data), sys.getrefcount(pieces), sys.getrefcount(holes)
+    results: list[Any] = []
+
+    def run() -> None:
+        for _ in range(2000):
+            out: list[str] = []
+            results.append((scan(data, 0, pieces, holes, out, 100), len(out)))
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert (sys.getrefcount(data), sys.getrefcount(pieces), sys.getrefcount(holes)) == before
+    assert set(results) == {((50 * 19, 50, 0, 49 * 19, True), 50)}
+    tracemalloc.start()
+    try:
+        for size in (100, 1000):
+            for _ in range(size):
+                scan(data, 0, pieces, holes, [], 100)
+            gc.collect()
+            if size == 100:
+                start = tracemalloc.get_traced_memory()[0]
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert grown < 4096
