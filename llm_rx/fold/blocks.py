@@ -81,7 +81,8 @@ class Acc:
         return OpaqueBlock(kind=start.name or "opaque", raw=start.raw, meta=meta)
 
 
-def appender(builder: Any, event_type: Any, index: int) -> Callable[[str], object] | None:
+def appender(builder: Any, event_type: Any, index: int, before: list[Any] | None = None
+             ) -> Callable[[str], object] | None:
     """Where the strings of ``event_type(index, string)`` deltas may be appended to a
     ``ResponseBuilder`` directly, as feeding each delta would append it: the block's
     ``list.append`` (a text, thinking, refusal or argument delta of a started block, a builder
@@ -89,8 +90,18 @@ def appender(builder: Any, event_type: Any, index: int) -> Callable[[str], objec
     such strings take no sequence number (a builder without history reads none). A source
     gives a live read's string here instead of its event when the events only go to this
     builder (``to_response()`` right after a source, ``reassemble``: see
-    ``TemplateFrames.fold_into``)."""
+    ``TemplateFrames.fold_into``). ``before``: the events of the same read before the strings,
+    fed first (the list emptied), a failure to fold them raised as ``fold_error`` gives it."""
     if builder.history or event_type not in _DELTAS:
         return None
+    if before:
+        from .snapshot import fold_error  # (snapshot reads this module's blocks)
+
+        try:
+            builder.feed_all(before)
+        except Exception as error:  # noqa: BLE001 - events that do not fold
+            raise fold_error(error) from error
+        finally:
+            before.clear()
     acc: Acc | None = builder._blocks.get(index)
     return acc.parts.append if acc is not None else None

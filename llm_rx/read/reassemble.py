@@ -89,7 +89,11 @@ def reassemble_with(
         if len(pending) >= _GATHERED:
             fed()
 
-    def fold(event_type: Any, index: int) -> Callable[[str], object] | None:
+    def fold(event_type: Any, index: int, before: list[Event] | None = None
+             ) -> Callable[[str], object] | None:
+        if before:  # (the events of the same read before the strings)
+            pending.extend(before)
+            before.clear()
         fed()
         return appender(builder, event_type, index)
 

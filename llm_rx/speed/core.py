@@ -144,10 +144,12 @@ class Scanning:
                 self._python(held + chunk, out)  # (still no end: the framer holds it)
                 return out
             chunk = held + chunk
-        framer = self._framer()
+        resting = self._resting
+        if resting is None:
+            resting = self._bind()
         size = len(chunk)
         position = 0
-        if not self._at_rest(framer):  # (the frame the framer holds, completed first)
+        if not resting():  # (the frame the framer holds, completed first)
             position = self._frame_end(chunk, 0)
             if position < 0:
                 self._python(chunk, out)
@@ -155,7 +157,7 @@ class Scanning:
             self._python(chunk[:position], out)
         learning = _LEARNING
         while position < size:
-            raw = self._current() if self._at_rest(framer) else None
+            raw = self._current() if resting() else None
             if raw is None:  # (a frame for the decoder, which may learn a program from it)
                 stop = self._frame_end(chunk, position) if learning else -1
                 if stop < 0:
@@ -167,7 +169,7 @@ class Scanning:
                 scanner = scan
                 assert scanner is not None
                 stop, count, first, last, same = scanner(
-                    chunk, position, raw.pieces, raw.holes, values, framer.max_frame)
+                    chunk, position, raw.pieces, raw.holes, values, self._most)
                 if count:
                     self._took(values, chunk, first, last, same, out)
                 if stop >= size:
@@ -175,7 +177,7 @@ class Scanning:
                 position = stop
                 stop = chunk.find(raw.end, position)
                 if stop < 0:  # (cut at the read's end: held for the next read)
-                    if size - position > framer.max_frame:
+                    if size - position > self._most:
                         self._python(chunk[position:], out)
                     else:
                         self._held = chunk[position:]
@@ -230,9 +232,11 @@ class Scanning:
         if not self._sse_framed:
             stop = chunk.find(b"\n", start)
             return stop + 1 if stop >= 0 else -1
-        ends = [stop + len(end) for end in (b"\n\n", b"\r\n\r\n")
-                if (stop := chunk.find(end, start)) >= 0]
-        return min(ends) if ends else -1
+        stop = chunk.find(b"\n\n", start)  # (a CR LF stream's end, looked for only before it)
+        crlf = chunk.find(b"\r\n\r\n", start, stop + 2 if stop >= 0 else len(chunk))
+        if crlf >= 0:
+            return crlf + 4
+        return stop + 2 if stop >= 0 else -1
 
     def _one_frame_of(self, chunk: bytes, program: Program) -> bytes:
         """The last frame whole in ``chunk`` (which starts at a frame's start) whose payload
@@ -251,18 +255,26 @@ class Scanning:
         self._fold = fold
         super().fold_into(fold)  # type: ignore[misc]
 
-    def _at_rest(self, framer: Any) -> bool:
-        at_rest = getattr(framer, "at_rest", None)
-        if at_rest is not None:
-            return bool(at_rest())
-        return not framer.holding
+    _resting: Callable[[], bool] | None = None  # whether the framer holds nothing
+    _most = 0  # the framer's longest frame
+
+    def _bind(self) -> Callable[[], bool]:
+        framer = self._framer()
+        self._most = framer.max_frame
+        if self._sse_framed:
+            resting: Callable[[], bool] = framer.at_rest
+        else:
+            def resting() -> bool:
+                return not framer.holding
+        self._resting = resting
+        return resting
 
     def _deliver(self, event_type: Any, block: int, values: list[str], out: list[Event]) -> None:
-        """A run's strings: straight to a consumer that only folds (``fold_into``) when no
-        event of this read waits before them, else as events."""
+        """A run's strings: straight to a consumer that only folds (``fold_into``), after the
+        events of this read before them (which it takes first), else as events."""
         fold = self._fold
-        if fold is not None and not out:
-            append = fold(event_type, block)
+        if fold is not None:
+            append = fold(event_type, block, out) if out else fold(event_type, block)
             if append is not None:
                 target = getattr(append, "__self__", None)
                 if isinstance(target, list):

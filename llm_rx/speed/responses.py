@@ -167,7 +167,11 @@ class ResponsesShortcuts(Runs, OpenAIResponsesDecoder):
         pattern = self._pattern
         if pattern is None or not pattern.part.open or self.finished:
             return None
-        return Program(pattern, pattern.pieces, pattern.holes)
+        if self._compiled is None or self._compiled.source is not pattern:
+            self._compiled = Program(pattern, pattern.pieces, pattern.holes)
+        return self._compiled
+
+    _compiled: Program | None = None
 
     def _framer(self) -> Any:
         return self._sse

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import orjson
 
@@ -39,10 +39,15 @@ __all__ = [
     "shape_error",
 ]
 
-#: Where a consumer that only folds the events wants a delta's strings (see
-#: `Decoder.fold_into`): given the event type and the block, the callable that folds one
-#: (``list.append`` of the block's parts), or ``None`` where it must get the event.
-TextFold = Callable[[Any, int], Callable[[str], object] | None]
+class TextFold(Protocol):
+    """Where a consumer that only folds the events wants a delta's strings (see
+    `Decoder.fold_into`): given the event type and the block, the callable that folds one
+    (``list.append`` of the block's parts), or ``None`` where it must get the event. With
+    ``before``, the events the decoder made earlier in the same read: the fold takes them
+    first (and empties the list), so the strings come after them."""
+
+    def __call__(self, event_type: Any, index: int, before: list[Event] | None = None, /
+                 ) -> Callable[[str], object] | None: ...
 
 
 def _alone(frame: Any) -> list[Any]:

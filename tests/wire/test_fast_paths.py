@@ -243,7 +243,11 @@ def test_live_reads_take_the_read_shortcut(name: str, monkeypatch: pytest.Monkey
     events: list[Any] = []
     folded: list[tuple[Any, int, str]] = []
 
-    def fold(event_type: Any, block: int) -> Callable[[str], None]:
+    def fold(event_type: Any, block: int, before: list[Any] | None = None
+             ) -> Callable[[str], None]:
+        if before:  # (the read's events before the strings: taken first)
+            events.extend(before)
+            before.clear()
         return lambda text: folded.append((event_type, block, text))
 
     decode_all(new_decoder(capture.provider), reads, events.extend, fold=fold)
