@@ -99,7 +99,7 @@ def appender(builder: Any, event_type: Any, index: int, before: list[Any] | None
 
         try:
             builder.feed_all(before)
-        except Exception as error:  # noqa: BLE001 - events that do not fold
+        except Exception as error:
             raise fold_error(error) from error
         finally:
             before.clear()

@@ -24,7 +24,7 @@ from ..events import Event
 from ..wire._boundary import PASS_THROUGH, new_event, shape_error
 from ..wire.base import TextFold
 from ..wire.sse import SSEDecoder, SSEEvent
-from .core import Program
+from .framing import Program
 from .runs import BATCH, BATCH_SLICE, BATCH_TRIES, Runs
 from .templates import ByteTemplate, json_strings, split_frames
 

@@ -21,92 +21,40 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LlmRxError
 from ..events import Event
 from ..wire._boundary import new_event
+from .framing import SSE, Framing, Program, Raw
 
-__all__ = ["Program", "Raw", "Scanning", "over_core", "scan"]
+__all__ = ["Program", "Raw", "Scanning", "over_core", "scan", "scan_messages"]
 
 Scan = Callable[[bytes, int, tuple[bytes, ...], bytes, list[str], int],
                 tuple[int, int, int, int, bool]]
 
 
-def _loaded() -> Scan | None:
+def _loaded() -> Any:
     if os.environ.get("LLM_RX_NO_EXTENSIONS"):
         return None
     try:
-        from ._scan import scan as found
+        from . import _scan
     except ImportError:
         return None
-    return found
+    return _scan
 
 
-#: The extension's ``scan``, or ``None`` (not built here, or turned off).
-scan: Scan | None = _loaded()
-
-
-class Program(NamedTuple):
-    """A learnt frame's payload as pieces around holes (see ``_scan.c``), and what it was
-    learnt as (the decoder's template: a new one is a new program)."""
-
-    source: object
-    pieces: tuple[bytes, ...]
-    holes: bytes
-
-
-class Raw(NamedTuple):
-    """A program with the bytes around its payload: what ``scan`` reads from a read."""
-
-    source: object
-    pieces: tuple[bytes, ...]
-    holes: bytes
-    end: bytes  # the frame's last bytes (its blank line or line end), to find the next
+_core = _loaded()
+#: The extension's ``scan`` and ``scan_messages`` (see ``_scan.c``), or ``None`` (not built
+#: here, or turned off).
+scan: Scan | None = _core and _core.scan
+scan_messages: Callable[..., tuple[int, int, int, int, bool]] | None = (
+    _core and _core.scan_messages)
 
 
 # The frames of a read handed to the decoder one by one while it has no program (it may learn
 # one from them, for the rest of the read); the rest of the read goes to it at once.
 _LEARNING = 16
-
-
-def _sse_head(frame: bytes, first: bytes, names: bool, named: bytes) -> bytes | None:
-    """The bytes before ``first`` (the payload's start) in ``frame``, one whole SSE event:
-    ``data: `` and an ``event:`` line before it (a plain name, never ``error``, and only where
-    the framer gives bare payloads for named events, or the name is ``named``: one the
-    decoder reads as it reads a bare payload), or ``None``."""
-    at = frame.find(b"data: " + first)
-    if at < 0:
-        return None
-    head = frame[:at]
-    if head:
-        name = head[7:-1]
-        if ((names and name != named) or not head.startswith(b"event: ") or head.count(b"\n") != 1
-                or not head.endswith(b"\n") or not name.replace(b"_", b"").replace(b".", b"")
-                .isalnum() or name == b"error"):
-            return None
-    return head + b"data: "
-
-
-def raw_program(program: Program, frame: bytes, sse: bool, names: bool, named: bytes = b""
-                ) -> Raw | None:
-    """``program`` with the bytes around its payload in ``frame``, one whole frame as read (an
-    SSE event, or an NDJSON line), if ``frame`` is that program's; else ``None``."""
-    assert scan is not None
-    pieces = program.pieces
-    if sse:
-        head = _sse_head(frame, pieces[0], names, named)
-        ends: tuple[bytes, ...] = (b"\n\n", b"\r\n\r\n")
-    else:
-        head, ends = b"", (b"\n", b"\r\n")
-    if head is None:
-        return None
-    for end in ends:
-        raw = Raw(program.source, (head + pieces[0], *pieces[1:-1], pieces[-1] + end),
-                  program.holes, end)
-        if scan(frame, 0, raw.pieces, raw.holes, [], len(frame))[:2] == (len(frame), 1):
-            return raw
-    return None
 
 
 class Scanning:
@@ -123,7 +71,7 @@ class Scanning:
     _fold: Any = None
     _held = b""
     _last_frame = b""  # the last frame the decoder read whole (a program is learnt from it)
-    _sse_framed = True  # (SSE events; else NDJSON lines)
+    _framing: Framing = SSE  # (how the wire cuts a body into frames)
     _named = b""  # (an event name the decoder reads as a bare payload, where it keeps names)
 
     if TYPE_CHECKING:  # (the decoder's)
@@ -139,11 +87,10 @@ class Scanning:
         held = self._held
         if held:
             self._held = b""
-            raw = self._raw
-            if raw is None or (held[-3:] + chunk).find(raw.end) < 0:
-                self._python(held + chunk, out)  # (still no end: the framer holds it)
-                return out
             chunk = held + chunk
+            if self._frame_end(chunk, 0) < 0:
+                self._python(chunk, out)  # (still no end: the framer holds it)
+                return out
         resting = self._resting
         if resting is None:
             resting = self._bind()
@@ -166,23 +113,26 @@ class Scanning:
                 learning -= 1
             else:
                 values: list[str] = []
-                scanner = scan
-                assert scanner is not None
-                stop, count, first, last, same = scanner(
-                    chunk, position, raw.pieces, raw.holes, values, self._most)
+                assert scan is not None
+                assert scan_messages is not None
+                if raw.headers:
+                    stop, count, first, last, same = scan_messages(
+                        chunk, position, raw.headers, raw.pieces, raw.holes, values, self._most)
+                else:
+                    stop, count, first, last, same = scan(
+                        chunk, position, raw.pieces, raw.holes, values, self._most)
                 if count:
                     self._took(values, chunk, first, last, same, out)
                 if stop >= size:
                     return out
                 position = stop
-                stop = chunk.find(raw.end, position)
+                stop = self._frame_end(chunk, position)
                 if stop < 0:  # (cut at the read's end: held for the next read)
                     if size - position > self._most:
                         self._python(chunk[position:], out)
                     else:
                         self._held = chunk[position:]
                     return out
-                stop += len(raw.end)
             self._last_frame = frame = chunk[position:stop]
             self._python(frame, out)  # (one frame, as it is)
             position = stop
@@ -219,36 +169,16 @@ class Scanning:
         raw = self._raw
         if raw is not None and raw.source is program.source:
             return raw
-        frame = self._one_frame_of(self._last_frame, program)
+        frame = self._framing.last_frame(self._last_frame, program.pieces[0])
         if not frame:
             return None
         names = bool(getattr(self._framer(), "names", False))
-        self._raw = raw = raw_program(program, frame, self._sse_framed, names, self._named)
+        self._raw = raw = self._framing.raw(program, frame, names, self._named)
         return raw
 
     def _frame_end(self, chunk: bytes, start: int) -> int:
-        """Where the first frame from ``start`` ends (after its blank line or line end), or
-        -1 if none ends in ``chunk``."""
-        if not self._sse_framed:
-            stop = chunk.find(b"\n", start)
-            return stop + 1 if stop >= 0 else -1
-        stop = chunk.find(b"\n\n", start)  # (a CR LF stream's end, looked for only before it)
-        crlf = chunk.find(b"\r\n\r\n", start, stop + 2 if stop >= 0 else len(chunk))
-        if crlf >= 0:
-            return crlf + 4
-        return stop + 2 if stop >= 0 else -1
-
-    def _one_frame_of(self, chunk: bytes, program: Program) -> bytes:
-        """The last frame whole in ``chunk`` (which starts at a frame's start) whose payload
-        starts with the program's first piece, or ``b""``."""
-        ends = (b"\n\n", b"\r\n\r\n") if self._sse_framed else (b"\n",)
-        last = max(chunk.rfind(end) + len(end) for end in ends)
-        at = chunk.rfind(program.pieces[0], 0, last)
-        if at < 0:
-            return b""
-        start = max(found + len(end) if (found := chunk.rfind(end, 0, at)) >= 0 else 0
-                    for end in ends)
-        return chunk[start : self._frame_end(chunk, at)]
+        """Where the first frame from ``start`` ends, or -1 if none ends in ``chunk``."""
+        return self._framing.end(chunk, start)
 
     def fold_into(self, fold: Any) -> None:
         """(``Decoder.fold_into``: a run's strings may go straight to the fold.)"""
@@ -261,11 +191,7 @@ class Scanning:
     def _bind(self) -> Callable[[], bool]:
         framer = self._framer()
         self._most = framer.max_frame
-        if self._sse_framed:
-            resting: Callable[[], bool] = framer.at_rest
-        else:
-            def resting() -> bool:
-                return not framer.holding
+        resting = self._framing.resting(framer)
         self._resting = resting
         return resting
 
@@ -291,7 +217,7 @@ def over_core(cls: type[Any]) -> type[Any]:
     compiled core: what ``llm_rx.speed.decoders`` makes when the extension is in use."""
     return type(cls.__name__ + "Compiled", (Scanning, cls), {
         "__doc__": f"{cls.__name__} with its frames read by the compiled core first.",
-        "_sse_framed": not getattr(cls, "_framed_by_lines", False),
+        "_framing": getattr(cls, "_framing", SSE),
         "_named": getattr(cls, "_named", b""),
         "python": cls,
     })

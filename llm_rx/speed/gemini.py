@@ -23,7 +23,7 @@ from ..wire._checks import MAX_DEPTH, SHALLOW, check_depth
 from ..wire.base import _alone
 from ..wire.gemini import GeminiDecoder
 from .batches import TemplateFrames
-from .core import Program
+from .framing import Program
 from .spans import Spans
 
 __all__ = ["GeminiShortcuts"]
@@ -66,8 +66,9 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
         assert raw is not None
         head = len(raw.pieces[0]) - len(spans.prefix)
 
-        def usage_at(start: int) -> Any:
-            return spans.usage(chunk[start + head : chunk.find(raw.end, start)])
+        def usage_at(start: int) -> Any:  # (the frame from ``start``, without its blank line)
+            end = self._frame_end(chunk, start)  # type: ignore[attr-defined]
+            return spans.usage(chunk[start + head : end].rstrip(b"\r\n"))
 
         if values[0]:
             out.append(new_event(TextDelta, (spans.block, values[0])))

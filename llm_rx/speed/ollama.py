@@ -21,7 +21,7 @@ import orjson
 from ..events import Event, TextDelta
 from ..wire._boundary import new_event
 from ..wire.ollama import OllamaDecoder
-from .core import Program
+from .framing import LINES, Program
 from .runs import BATCH, BATCH_TRIES, Runs
 from .templates import ByteTemplate, json_strings, split_frames
 
@@ -119,7 +119,7 @@ class OllamaShortcuts(Runs, OllamaDecoder):
     _usual: Usual | None = None  # the bytes of a usual line, for batches
     _learning = 3  # tries left to learn them
     _taken: list[Event]  # (set by each ``decode``)
-    _framed_by_lines = True  # (for the compiled core: NDJSON lines)
+    _framing = LINES  # (for the compiled core)
     _compiled: Program | None = None
 
     def _program(self) -> Program | None:

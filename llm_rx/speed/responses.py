@@ -28,7 +28,7 @@ import orjson
 from ..events import Event, TextDelta
 from ..wire._responses_items import Part
 from ..wire.openai_responses import OpenAIResponsesDecoder
-from .core import Program
+from .framing import Program
 from .runs import BATCH, BATCH_TRIES, Runs
 from .templates import json_strings
 
