@@ -99,9 +99,11 @@ def decoders() -> Mapping[str, Callable[[int], Decoder]]:
         "ollama": OllamaShortcuts,
         "openai-responses": ResponsesShortcuts,
     }
-    if compiled:  # (each over the compiled core)
+    if compiled:  # (each over the compiled core; Bedrock's learns only for it)
+        from .bedrock import BedrockShortcuts
         from .core import over_core
 
+        found["bedrock-converse"] = BedrockShortcuts
         found = {provider: over_core(cls) for provider, cls in found.items()}
     return MappingProxyType(found)
 
