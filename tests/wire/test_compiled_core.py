@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import os
 import re
+import struct
 import subprocess
 import sys
 import threading
@@ -25,6 +26,7 @@ from llm_rx import speed
 from llm_rx.errors import LlmRxError
 from llm_rx.sources._engine import decode_all
 from llm_rx.speed import core
+from llm_rx.wire.eventstream import EventStreamDecoder, message_encoder
 
 from ..captures import CAPTURES
 from ..helpers import kinds, reads_of
@@ -223,3 +225,66 @@ def test_scan_keeps_no_reference_and_no_state() -> None:
     finally:
         tracemalloc.stop()
     assert grown < 4096
+
+
+_HEADERS = {":event-type": "contentBlockDelta", ":content-type": "application/json",
+            ":message-type": "event"}
+
+
+@st.composite
+def messages(draw: Callable[[Any], Any]) -> tuple[bytes, bytes, int]:
+    """Event-stream messages of one header block around payloads of one program, some of
+    them with another header block, a byte changed (a CRC, a length) or cut short."""
+    encode = message_encoder(_HEADERS)
+    other = message_encoder({**_HEADERS, ":event-type": "metadata"})
+    data = b""
+    for _ in range(draw(st.integers(0, 5))):
+        payload = b'{"contentBlockIndex":0,"delta":{"text":"' + draw(_INSIDE) + b'"},"p":"' + (
+            draw(st.sampled_from([b"abc", b"", b"a_b", b"Z9"]))) + b'"}'
+        data += (other if draw(st.integers(0, 5)) == 0 else encode)(payload)
+    if data and draw(st.booleans()):
+        at = draw(st.integers(0, len(data) - 1))
+        data = data[:at] + bytes([data[at] ^ draw(st.integers(1, 255))]) + data[at + 1 :]
+    if data and draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    return data, encode(b"")[12:-4], draw(st.integers(16, 400))
+
+
+def _messages_twin(data: bytes, block: bytes, most: int) -> tuple[int, int, list[str]]:
+    """What ``scan_messages`` reads, by the plain framer and the twin of ``scan``."""
+    pieces = (b'{"contentBlockIndex":0,"delta":{"text":"', b'","p":"', b'"}')
+    at, count, values = 0, 0, []
+    framer = EventStreamDecoder(most)
+    while at < len(data):
+        try:
+            found = framer.decode(data[at:])
+        except LlmRxError:
+            break
+        framer = EventStreamDecoder(most)
+        if not found or dict(found[0].headers) != _HEADERS:
+            break
+        (total,) = struct.unpack_from(">I", data, at)
+        if data[at + 12 : at + 12 + len(block)] != block:
+            break
+        payload = found[0].payload
+        (stop, frames, *_), strings = twin(payload, 0, pieces, b"SN", len(payload))
+        if (stop, frames) != (len(payload), 1):
+            break
+        values += strings
+        at += total
+        count += 1
+    return at, count, values
+
+
+@needs_core
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=messages())
+def test_scan_messages_reads_as_the_framer_and_the_twin(case: tuple[bytes, bytes, int]) -> None:
+    # bug class: a message taken with a bad CRC, another header block, a length past the
+    # data or the bound, or a payload the program does not read whole
+    data, block, most = case
+    assert core.scan_messages is not None
+    values: list[str] = []
+    pieces = (b'{"contentBlockIndex":0,"delta":{"text":"', b'","p":"', b'"}')
+    end, count, *_ = core.scan_messages(data, 0, block, pieces, b"SN", values, most)
+    assert (end, count, values) == _messages_twin(data, block, most)
