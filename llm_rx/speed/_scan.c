@@ -759,6 +759,11 @@ scan_with(PyObject *data, Py_ssize_t pos, PyObject *headers, const Program *prog
                 return NULL;
             break;
         }
+        if (next == p) {  /* (a program that reads nothing: no frame, or this loop would
+                             never end) */
+            Py_XDECREF(text);
+            break;
+        }
         if (text != NULL) {
             int appended = PyList_Append(out, text);
             Py_DECREF(text);

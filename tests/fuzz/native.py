@@ -1,7 +1,8 @@
 """``python3 -m tests.fuzz.native SCAN_SO [--seconds N]``: the compiled core as built with
 AddressSanitizer (``.ci/run`` builds it so, and runs this under ``LD_PRELOAD`` of the sanitizer's
-runtime), through the equivalence tests and the seeded fuzzer: any read out of bounds, use
-after free or double free in the C loop aborts the run with the sanitizer's report."""
+runtime), through the equivalence tests, the seeded fuzzer and ``--runs`` inputs of the
+entry points' fuzzer (``tests/fuzz/entry.py``, atheris): any read out of bounds, use after
+free or double free in the C loop aborts the run with the sanitizer's report."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m tests.fuzz.native")
     parser.add_argument("extension", help="the built _scan extension module to load")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--runs", type=int, default=0, help="inputs of the entry fuzzer")
     args = parser.parse_args(argv)
     spec = importlib.util.spec_from_file_location("llm_rx.speed._scan", args.extension)
     assert spec is not None
@@ -31,7 +33,16 @@ def main(argv: list[str] | None = None) -> int:
     from .__main__ import main as fuzz
 
     fuzzed = fuzz(["--seconds", str(args.seconds), "--no-reduce"])
-    return int(tests != 0 or fuzzed != 0)
+    if tests != 0 or fuzzed != 0:
+        return 1
+    if args.runs:
+        import atheris
+
+        from .entry import one_input
+
+        atheris.Setup([sys.argv[0], f"-runs={args.runs}"], one_input)
+        atheris.Fuzz()  # (exits: 0 when every input passed)
+    return 0
 
 
 if __name__ == "__main__":
