@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import llm_rx
+from benchmarks import real_streams
+from benchmarks.sizes import _frames
 from llm_rx import speed
 from llm_rx.errors import LlmRxError
 from llm_rx.sources._engine import decode_all
@@ -242,3 +244,42 @@ def test_scan_messages_reads_as_the_framer_and_the_twin(case: tuple[bytes, bytes
     pieces = (b'{"contentBlockIndex":0,"delta":{"text":"', b'","p":"', b'"}')
     end, count, *_ = core.scan_messages(data, 0, block, pieces, b"SN", values, most)
     assert (end, count, values) == _messages_twin(data, block, most)
+
+
+_GENERATED = [("openai-chat", real_streams.openai_chat), ("anthropic", real_streams.anthropic),
+              ("gemini", real_streams.gemini), ("ollama", real_streams.ollama),
+              ("openai-responses", real_streams.responses),
+              ("bedrock-converse", real_streams.bedrock)]
+
+
+@needs_core
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(which=st.sampled_from(_GENERATED), seed=st.integers(0, 10_000),
+       digits=st.lists(st.tuples(st.floats(0, 1), st.sampled_from(b"0123456789")), max_size=4),
+       read=st.sampled_from([None, 1024, 333, 0]))
+def test_core_reads_generated_replies_with_changed_counts_as_python(
+    which: tuple[str, Any], seed: int, digits: list[tuple[float, int]], read: int | None,
+) -> None:
+    # bug class: a run whose counts change inside it (Gemini's usage, Responses' sequence
+    # numbers, Bedrock's lengths and checksums) read as if they did not, at any read size
+    provider, make = which
+    body = bytearray(make(60, seed))
+    places = [at for at, byte in enumerate(body) if 0x30 <= byte <= 0x39]
+    for where, digit in digits:
+        body[places[int(where * (len(places) - 1))]] = digit
+    data = bytes(body)
+    reads = [data] if read is None else (
+        [data[i : i + read] for i in range(0, len(data), read)] if read else _frames(data))
+    compiled = speed.decoders()[provider]
+    python = compiled.python  # type: ignore[attr-defined]
+    assert _outcome(lambda: compiled(1 << 20), reads) == _outcome(lambda: python(1 << 20), reads)
+    with speed.fast_paths(False):
+        plain = _reassembled(reads, provider)
+    assert _reassembled(reads, provider) == plain
+
+
+def _reassembled(reads: list[bytes], provider: str) -> object:
+    try:
+        return llm_rx.reassemble(reads, provider).model_dump(mode="json")
+    except LlmRxError as error:
+        return type(error), error.message, error.raw
