@@ -67,10 +67,11 @@ class Scanning:
 
     #: The decoder with shortcuts this one runs over (what it is without the core).
     python: type[Any]
-    _raw: Raw | None = None
+    _core_raw: Raw | None = None
     _fold: Any = None
-    _held = b""
-    _last_frame = b""  # the last frame the decoder read whole (a program is learnt from it)
+    _core_target: tuple[Any, int, Callable[[list[str]], None]] | None = None
+    _core_held = b""
+    _core_frame = b""  # the last frame the decoder read whole (a program is learnt from it)
     _framing: Framing = SSE  # (how the wire cuts a body into frames)
     _named = b""  # (an event name the decoder reads as a bare payload, where it keeps names)
 
@@ -83,15 +84,21 @@ class Scanning:
         def _framer(self) -> Any: ...
 
     def decode(self, chunk: bytes) -> list[Event]:
+        out = self._through(chunk)
+        if out:  # (events go out before the next read: a fold's target may change)
+            self._core_target = None
+        return out
+
+    def _through(self, chunk: bytes) -> list[Event]:
         out: list[Event] = []
-        held = self._held
+        held = self._core_held
         if held:
-            self._held = b""
+            self._core_held = b""
             chunk = held + chunk
             if self._frame_end(chunk, 0) < 0:
                 self._python(chunk, out)  # (still no end: the framer holds it)
                 return out
-        resting = self._resting
+        resting = self._core_resting
         if resting is None:
             resting = self._bind()
         size = len(chunk)
@@ -113,14 +120,15 @@ class Scanning:
                 learning -= 1
             else:
                 values: list[str] = []
+                most = self._core_most
                 assert scan is not None
                 assert scan_messages is not None
                 if raw.headers:
                     stop, count, first, last, same = scan_messages(
-                        chunk, position, raw.headers, raw.pieces, raw.holes, values, self._most)
+                        chunk, position, raw.headers, raw.pieces, raw.holes, values, most)
                 else:
                     stop, count, first, last, same = scan(
-                        chunk, position, raw.pieces, raw.holes, values, self._most)
+                        chunk, position, raw.pieces, raw.holes, values, most)
                 if count:
                     self._took(values, chunk, first, last, same, out)
                 if stop >= size:
@@ -128,12 +136,12 @@ class Scanning:
                 position = stop
                 stop = self._frame_end(chunk, position)
                 if stop < 0:  # (cut at the read's end: held for the next read)
-                    if size - position > self._most:
+                    if size - position > self._core_most:
                         self._python(chunk[position:], out)
                     else:
-                        self._held = chunk[position:]
+                        self._core_held = chunk[position:]
                     return out
-            self._last_frame = frame = chunk[position:stop]
+            self._core_frame = frame = chunk[position:stop]
             self._python(frame, out)  # (one frame, as it is)
             position = stop
         return out
@@ -141,8 +149,8 @@ class Scanning:
     def flush(self) -> list[Event]:
         """(``Decoder.flush``: a frame held here goes to the decoder first.)"""
         out: list[Event] = []
-        if self._held:
-            held, self._held = self._held, b""
+        if self._core_held:
+            held, self._core_held = self._core_held, b""
             self._python(held, out)
         try:
             out += super().flush()  # type: ignore[misc]
@@ -166,14 +174,14 @@ class Scanning:
         program = self._program()
         if program is None:
             return None
-        raw = self._raw
+        raw = self._core_raw
         if raw is not None and raw.source is program.source:
             return raw
-        frame = self._framing.last_frame(self._last_frame, program.pieces[0])
+        frame = self._framing.last_frame(self._core_frame, program.pieces[0])
         if not frame:
             return None
         names = bool(getattr(self._framer(), "names", False))
-        self._raw = raw = self._framing.raw(program, frame, names, self._named)
+        self._core_raw = raw = self._framing.raw(program, frame, names, self._named)
         return raw
 
     def _frame_end(self, chunk: bytes, start: int) -> int:
@@ -183,28 +191,34 @@ class Scanning:
     def fold_into(self, fold: Any) -> None:
         """(``Decoder.fold_into``: a run's strings may go straight to the fold.)"""
         self._fold = fold
+        self._core_target = None
         super().fold_into(fold)  # type: ignore[misc]
 
-    _resting: Callable[[], bool] | None = None  # whether the framer holds nothing
-    _most = 0  # the framer's longest frame
+    _core_resting: Callable[[], bool] | None = None  # whether the framer holds nothing
+    _core_most = 0  # the framer's longest frame
 
     def _bind(self) -> Callable[[], bool]:
         framer = self._framer()
-        self._most = framer.max_frame
+        self._core_most = framer.max_frame
         resting = self._framing.resting(framer)
-        self._resting = resting
+        self._core_resting = resting
         return resting
 
     def _deliver(self, event_type: Any, block: int, values: list[str], out: list[Event]) -> None:
         """A run's strings: straight to a consumer that only folds (``fold_into``), after the
         events of this read before them (which it takes first), else as events."""
+        target = self._core_target  # (the list the last run's strings went to, while no event
+        if target is not None and not out and target[0] is event_type and target[1] == block:
+            target[2](values)  # went out since)
+            return
         fold = self._fold
         if fold is not None:
             append = fold(event_type, block, out) if out else fold(event_type, block)
             if append is not None:
-                target = getattr(append, "__self__", None)
-                if isinstance(target, list):
-                    target.extend(values)
+                parts = getattr(append, "__self__", None)
+                if isinstance(parts, list):
+                    self._core_target = (event_type, block, parts.extend)
+                    parts.extend(values)
                 else:
                     for value in values:
                         append(value)

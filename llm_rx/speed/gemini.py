@@ -65,7 +65,7 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
         the run's effect is its last counts held, if any chunk's differed from the one before
         (``same`` says whether the run's did), and only those are parsed."""
         spans = self._spans
-        raw = self._raw  # type: ignore[attr-defined]
+        raw = self._core_raw  # type: ignore[attr-defined]
         assert spans is not None
         assert raw is not None
         if "" in values:

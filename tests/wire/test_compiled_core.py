@@ -283,3 +283,16 @@ def _reassembled(reads: list[bytes], provider: str) -> object:
         return llm_rx.reassemble(reads, provider).model_dump(mode="json")
     except LlmRxError as error:
         return type(error), error.message, error.raw
+
+
+@needs_core
+def test_the_core_shadows_nothing_of_the_decoders_it_runs_over() -> None:
+    # bug class: a name of the core's loop (an attribute, a method) that a decoder it is
+    # mixed over already uses for something else (found: ``_read`` and ``_folded``, which
+    # turned a decoder's own method into the core's state)
+    shared = {"decode", "flush", "fold_into", "python", "_fold", "_framing", "_named"}
+    own = {name for name in core.Scanning.__dict__ if not name.startswith("__")} - shared
+    for compiled in speed.decoders().values():
+        for cls in compiled.__mro__[2:]:
+            assert not own & set(vars(cls)), (cls.__name__, own & set(vars(cls)))
+        assert not own & set(vars(compiled(1 << 20))), compiled.__name__
