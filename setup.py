@@ -32,6 +32,7 @@ class OptionalBuild(build_ext):
 
 
 extensions = [] if os.environ.get("LLM_RX_NO_EXTENSIONS") else [
-    Extension("llm_rx.speed._scan", ["llm_rx/speed/_scan.c"], extra_compile_args=["-O2"]),
+    Extension("llm_rx.speed._scan", ["llm_rx/speed/_scan.c", "llm_rx/speed/_strings.c"],
+              depends=["llm_rx/speed/_scan.h"], extra_compile_args=["-O2"]),
 ]
 setup(ext_modules=extensions, cmdclass={"build_ext": OptionalBuild})
