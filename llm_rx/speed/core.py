@@ -92,12 +92,9 @@ class Scanning:
     def _through(self, chunk: bytes) -> list[Event]:
         out: list[Event] = []
         held = self._core_held
-        if held:
+        if held:  # (its end is looked for once the read is scanned: where it stops)
             self._core_held = b""
             chunk = held + chunk
-            if self._frame_end(chunk, 0) < 0:
-                self._python(chunk, out)  # (still no end: the framer holds it)
-                return out
         resting = self._core_resting
         if resting is None:
             resting = self._bind()
@@ -134,9 +131,14 @@ class Scanning:
                 if stop >= size:
                     return out
                 position = stop
-                stop = self._frame_end(chunk, position)
-                if stop < 0:  # (cut at the read's end: held for the next read)
-                    if size - position > self._core_most:
+                end = raw.end
+                if end:
+                    stop = chunk.find(end, position)
+                    stop = stop + len(end) if stop >= 0 else -1
+                else:
+                    stop = self._frame_end(chunk, position)
+                if stop < 0:  # (cut at the read's end: held for the next read, once)
+                    if (position == 0 and held) or size - position > self._core_most:
                         self._python(chunk[position:], out)
                     else:
                         self._core_held = chunk[position:]

@@ -29,6 +29,7 @@ class Raw(NamedTuple):
     pieces: tuple[bytes, ...]
     holes: bytes
     headers: bytes = b""  # (an event-stream message's header bytes: read by scan_messages)
+    end: bytes = b""  # (the frame's last bytes, where they say where it ends)
 
 
 def _core() -> Any:
@@ -79,7 +80,7 @@ def _checked(raw: Raw, frame: bytes) -> Raw | None:
 def _around(program: Program, head: bytes, end: bytes) -> Raw:
     pieces = program.pieces
     return Raw(program.source, (head + pieces[0], *pieces[1:-1], pieces[-1] + end),
-               program.holes)
+               program.holes, b"", end)
 
 
 def _sse_raw(program: Program, frame: bytes, names: bool, named: bytes) -> Raw | None:
