@@ -1,0 +1,72 @@
+"""Where a resumed stream goes on: the `Cursor`, and the `ResumeTap` that keeps it. Sans-I/O.
+
+A provider that can resume a stream after a dropped connection names the place to go on
+from in one of two ways: the SSE ``id:`` of the last event received (sent back as
+``Last-Event-ID``, the event-stream rules' reconnection), or a counter inside each event
+(OpenAI Responses' ``sequence_number``, asked back as ``starting_after``). The tap reads the
+same bytes the decoder reads, framed by the same rules, and keeps both for the last *whole*
+event: an event cut in half by the drop is not counted (the continuation sends it again).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .sse import DEFAULT_MAX_FRAME, SSEDecoder
+
+__all__ = ["Cursor", "ResumeTap"]
+
+# The event's own top-level counter: a quote not escaped before it (a string that holds the
+# words is escaped, ``\"sequence_number\"``); the last one in the event is the event's.
+_SEQUENCE = re.compile(rb'(?<!\\)"sequence_number"\s*:\s*(\d+)')
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where a resumed stream goes on: after the last whole event received.
+
+    ``from_httpx(response, reconnect=fn)`` calls ``fn(cursor)`` with one after a dropped
+    connection; ``fn`` asks the provider for the rest (``Last-Event-ID: <last_event_id>``,
+    or a Responses ``GET /v1/responses/{reply_id}?stream=true&starting_after=<sequence_number>``).
+    """
+
+    last_event_id: str | None = None
+    """The SSE ``id:`` of the last whole event (``None``: no event carried one)."""
+    sequence_number: int | None = None
+    """The ``sequence_number`` of the last whole event that had one (OpenAI Responses)."""
+    reply_id: str | None = None
+    """The reply's id, as its first event gave it (`MessageStart.id`), when known."""
+
+
+class ResumeTap:
+    """Reads a body's bytes beside its decoder and keeps the `Cursor` of its last whole
+    event; ``frames`` counts the whole events read so far (a continuation that brings none
+    makes no progress)."""
+
+    def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
+        self._sse = SSEDecoder(max_frame)
+        self.frames = 0
+        self._sequence: int | None = None
+        self.reply_id: str | None = None
+
+    def read(self, chunk: bytes) -> None:
+        """The next bytes of the body, as the decoder got them."""
+        try:
+            events = self._sse.decode(chunk)
+        except Exception:  # noqa: BLE001 - the decoder says what is wrong with the bytes
+            return
+        self.frames += len(events)
+        for event in events:
+            found = _SEQUENCE.findall(event.data)
+            if found:
+                self._sequence = int(found[-1])
+
+    def reconnected(self) -> None:
+        """A continuation follows: the event cut in half is dropped, as the decoder's."""
+        self._sse.reconnected()
+
+    @property
+    def cursor(self) -> Cursor:
+        """Where the stream goes on: after the last whole event read."""
+        return Cursor(self._sse.last_event_id, self._sequence, self.reply_id)

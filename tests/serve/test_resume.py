@@ -1,0 +1,210 @@
+"""Resume after a dropped connection, over real sockets against llm-rx serve: a Responses
+background reply (``starting_after``) and any SSE stream (``Last-Event-ID``) dropped at every
+event boundary and inside frames read to the same events and `Response` as the unbroken one."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from reactivex import operators as ops
+
+import llm_rx
+from llm_rx.errors import IncompleteStreamError
+from llm_rx.serve import EmulatorThread
+from llm_rx.serve._frames import split_frames
+from tests.captures import HERE
+
+pytestmark = pytest.mark.slow
+
+BACKGROUND = "openai__responses-basic-llm"
+REASONING = "openai__responses-code-interpreter-reasoning"
+
+
+def _kinds(events: list[llm_rx.Event]) -> list[tuple[Any, ...]]:
+    return [(type(event), *event) for event in events]
+
+
+def _frames(capture: str) -> list[bytes]:
+    provider, name = capture.split("__")
+    return split_frames((HERE / provider / f"{name}.sse").read_bytes(), "sse")
+
+
+def _unbroken(server: EmulatorThread, path: str, body: dict[str, Any]) -> list[llm_rx.Event]:
+    with httpx.Client(timeout=10.0) as client:
+        reply = client.send(client.build_request("POST", f"{server.url}{path}", json=body),
+                            stream=True)
+        return list(llm_rx.from_httpx(reply).pipe(ops.to_list()).run())
+
+
+def _background(server: EmulatorThread, client: httpx.Client, model: str, fault: str,
+                cursors: list[llm_rx.Cursor]) -> list[llm_rx.Event]:
+    body = {"model": model, "input": "hi", "stream": True, "background": True}
+
+    def reconnect(cursor: llm_rx.Cursor) -> httpx.Response:
+        cursors.append(cursor)
+        if cursor.reply_id is None:  # (nothing arrived: ask again)
+            request = client.build_request("POST", f"{server.url}/v1/responses", json=body)
+        else:
+            query = {"stream": "true"}
+            if cursor.sequence_number is not None:
+                query["starting_after"] = str(cursor.sequence_number)
+            request = client.build_request(
+                "GET", f"{server.url}/v1/responses/{cursor.reply_id}", params=query)
+        return client.send(request, stream=True)
+
+    first = client.send(client.build_request(
+        "POST", f"{server.url}/v1/responses", json=body,
+        headers={"x-llm-rx-fault": fault}), stream=True)
+    events = llm_rx.from_httpx(first, reconnect=reconnect, reconnect_delay=0.0)
+    return list(events.pipe(ops.to_list()).run())
+
+
+@pytest.mark.parametrize("model", [BACKGROUND, REASONING])
+def test_resume_responses_background_dropped_at_every_event_boundary(
+    llm_rx_server: EmulatorThread, model: str
+) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/responses", {"model": model, "stream": True})
+    frames = _frames(model)
+    with httpx.Client(timeout=10.0) as client:
+        for count in range(len(frames) + 1):
+            cursors: list[llm_rx.Cursor] = []
+            events = _background(llm_rx_server, client, model,
+                                 f"drop-after-events={count}", cursors)
+            assert _kinds(events) == _kinds(whole), count
+            # (one drop, one continuation; after the end, a drop loses nothing)
+            assert len(cursors) == (count < len(frames))
+            if 0 < count < len(frames):
+                assert cursors[0].sequence_number == count - 1
+
+
+def test_resume_responses_background_dropped_inside_frames(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/responses", {"model": REASONING, "stream": True})
+    frames = _frames(REASONING)
+    ends = [sum(map(len, frames[:n])) for n in range(len(frames))]
+    cuts = [end + size // 2 for end, size in zip(ends, map(len, frames), strict=True)]
+    cuts += [end + 1 for end in ends]  # (one byte into each frame)
+    with httpx.Client(timeout=10.0) as client:
+        for cut in cuts:
+            cursors: list[llm_rx.Cursor] = []
+            events = _background(llm_rx_server, client, REASONING, f"drop-after={cut}", cursors)
+            assert _kinds(events) == _kinds(whole), cut
+
+
+def test_resume_responses_background_the_continuation_dropped_too(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/responses", {"model": BACKGROUND, "stream": True})
+    with llm_rx_server.fault("drop-after-events=2"), httpx.Client(timeout=10.0) as client:
+        cursors: list[llm_rx.Cursor] = []  # (every request's fault: the resumes drop too)
+        events = _background(llm_rx_server, client, BACKGROUND, "drop-after-events=2", cursors)
+    assert _kinds(events) == _kinds(whole)
+    assert [c.sequence_number for c in cursors] == [1, 3, 5, 7]
+
+
+@pytest.mark.parametrize(("path", "model"), [
+    ("/v1/chat/completions", "openai__chat-text-basic"),
+    ("/v1/messages", "anthropic__text-basic"),
+    ("/v1/responses", BACKGROUND),
+])
+def test_resume_last_event_id_on_sse_endpoints_dropped_at_every_boundary(
+    llm_rx_server: EmulatorThread, path: str, model: str
+) -> None:
+    body = {"model": model, "stream": True, "max_tokens": 10}
+    whole = _unbroken(llm_rx_server, path, body)
+    url = f"{llm_rx_server.url}{path}"
+    with httpx.Client(timeout=10.0) as client:
+
+        def reconnect(cursor: llm_rx.Cursor) -> httpx.Response:
+            headers = {"x-llm-rx-fault": "ids"}
+            if cursor.last_event_id is not None:
+                headers["last-event-id"] = cursor.last_event_id
+            return client.send(client.build_request("POST", url, json=body, headers=headers),
+                               stream=True)
+
+        for count in range(len(_frames(model)) + 1):
+            fault = {"x-llm-rx-fault": f"ids,drop-after-events={count}"}
+            first = client.send(client.build_request("POST", url, json=body, headers=fault),
+                                stream=True)
+            events = llm_rx.from_httpx(first, reconnect=reconnect, reconnect_delay=0.0)
+            assert _kinds(list(events.pipe(ops.to_list()).run())) == _kinds(whole), count
+
+
+def test_resume_async_httpx_dropped_at_every_boundary(llm_rx_server: EmulatorThread) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/responses", {"model": BACKGROUND, "stream": True})
+    body = {"model": BACKGROUND, "input": "hi", "stream": True, "background": True}
+
+    async def main() -> list[list[llm_rx.Event]]:
+        out = []
+        async with httpx.AsyncClient(timeout=10.0) as client:
+
+            async def reconnect(cursor: llm_rx.Cursor) -> httpx.Response:
+                if cursor.reply_id is None:
+                    request = client.build_request(
+                        "POST", f"{llm_rx_server.url}/v1/responses", json=body)
+                else:
+                    request = client.build_request(
+                        "GET", f"{llm_rx_server.url}/v1/responses/{cursor.reply_id}",
+                        params={"stream": "true",
+                                "starting_after": str(cursor.sequence_number)})
+                return await client.send(request, stream=True)
+
+            for count in range(len(_frames(BACKGROUND)) + 1):
+                first = await client.send(client.build_request(
+                    "POST", f"{llm_rx_server.url}/v1/responses", json=body,
+                    headers={"x-llm-rx-fault": f"drop-after-events={count}"}), stream=True)
+                events = llm_rx.from_httpx(first, reconnect=reconnect, reconnect_delay=0.0)
+                out.append(list(await events.pipe(ops.to_list())))
+        return out
+
+    for count, events in enumerate(asyncio.run(main())):
+        assert _kinds(events) == _kinds(whole), count
+
+
+def test_resume_gives_up_after_reconnects_without_progress(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    calls: list[llm_rx.Cursor] = []
+    with llm_rx_server.fault("drop-after-events=0"), httpx.Client(timeout=10.0) as client:
+        url = f"{llm_rx_server.url}/v1/chat/completions"
+        body = {"model": "openai__chat-text-basic", "stream": True}
+
+        def reconnect(cursor: llm_rx.Cursor) -> httpx.Response:
+            calls.append(cursor)
+            return client.send(client.build_request("POST", url, json=body), stream=True)
+
+        first = client.send(client.build_request("POST", url, json=body), stream=True)
+        with pytest.raises(IncompleteStreamError) as raised:
+            llm_rx.from_httpx(first, reconnect=reconnect, reconnects=2,
+                              reconnect_delay=0.0).run()
+    assert len(calls) == 2
+    assert "gave up resuming after 2" in "".join(raised.value.__notes__)
+
+
+def test_resume_openai_sdk_background_resume_agrees(llm_rx_server: EmulatorThread) -> None:
+    client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
+                           max_retries=0)
+    seen: list[Any] = []
+    stream = client.responses.create(
+        model=BACKGROUND, input="hi", stream=True, background=True,
+        extra_headers={"x-llm-rx-fault": "drop-after-events=4"})
+    with pytest.raises(openai.APIConnectionError):  # (the cut body, as the SDK says it)
+        seen.extend(stream)
+    assert len(seen) == 4
+    rest = client.responses.retrieve(seen[0].response.id, stream=True,
+                                     starting_after=seen[-1].sequence_number)
+    seen += list(rest)
+    numbers = [event.sequence_number for event in seen]
+    assert numbers == list(range(len(_frames(BACKGROUND))))
+    assert seen[-1].type == "response.completed"
+    whole = llm_rx.reassemble(b"".join(_frames(BACKGROUND)), "openai-responses")
+    assert seen[-1].response.output_text == "".join(b.text for b in whole.content
+                                                    if b.type == "text")
+    retrieved = client.responses.retrieve(seen[0].response.id)
+    assert retrieved.status == "completed"
+    assert retrieved.output_text == seen[-1].response.output_text
