@@ -81,15 +81,17 @@ def test_resume_responses_background_dropped_at_every_event_boundary(
                 assert cursors[0].sequence_number == count - 1
 
 
+@pytest.mark.parametrize("shortcuts", [True, False])
 def test_resume_responses_background_dropped_inside_frames(
-    llm_rx_server: EmulatorThread,
+    llm_rx_server: EmulatorThread, shortcuts: bool
 ) -> None:
+    # (the speed decoders and the plain ones: the same decoder goes on after the drop)
     whole = _unbroken(llm_rx_server, "/v1/responses", {"model": REASONING, "stream": True})
     frames = _frames(REASONING)
     ends = [sum(map(len, frames[:n])) for n in range(len(frames))]
     cuts = [end + size // 2 for end, size in zip(ends, map(len, frames), strict=True)]
     cuts += [end + 1 for end in ends]  # (one byte into each frame)
-    with httpx.Client(timeout=10.0) as client:
+    with llm_rx.speed.fast_paths(shortcuts), httpx.Client(timeout=10.0) as client:
         for cut in cuts:
             cursors: list[llm_rx.Cursor] = []
             events = _background(llm_rx_server, client, REASONING, f"drop-after={cut}", cursors)
