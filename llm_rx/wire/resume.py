@@ -29,6 +29,11 @@ class Cursor:
     ``from_httpx(response, reconnect=fn)`` calls ``fn(cursor)`` with one after a dropped
     connection; ``fn`` asks the provider for the rest (``Last-Event-ID: <last_event_id>``,
     or a Responses ``GET /v1/responses/{reply_id}?stream=true&starting_after=<sequence_number>``).
+
+    Args:
+        last_event_id: The SSE ``id:`` of the last whole event.
+        sequence_number: The ``sequence_number`` of the last whole event that had one.
+        reply_id: The reply's id.
     """
 
     last_event_id: str | None = None
