@@ -78,13 +78,14 @@ def event_number(value: str | None) -> int:
 
 
 def resumable(answer: Answer, body: Mapping[str, Any], fault: Fault, last_event_id: str | None,
-              background: Background) -> tuple[Answer, Fault]:
+              background: Background, *, numbered: bool = True) -> tuple[Answer, Fault]:
     """A streamed answer as the request asks: kept when it is a background reply, numbered
-    and resumed after ``Last-Event-ID`` when asked, its ``drop-after-events`` placed."""
+    and resumed after ``Last-Event-ID`` when asked (an SSE body only: ``numbered``), its
+    ``drop-after-events`` placed."""
     endpoint, pieces = answer.endpoint, answer.pieces
     if endpoint.provider == RESPONSES and body.get("background") is True:
         background.keep(pieces)
-    if endpoint.form == "sse" and (fault.ids or last_event_id is not None):
+    if numbered and endpoint.form == "sse" and (fault.ids or last_event_id is not None):
         skip = event_number(last_event_id)
         pieces = [b"id: %d\n" % number + piece
                   for number, piece in enumerate(pieces, 1)][skip:]

@@ -30,7 +30,7 @@ from ._endpoints import Endpoint, content_type, requested_model
 from ._faults import Fault
 from ._kept import resumable
 from ._limits import Refused
-from ._media import Writes
+from ._media import HttpBody, Writes
 from ._replies import Answer, Emulator, choose
 
 __all__ = [
@@ -163,9 +163,15 @@ def plan(ask: Ask, emulator: Emulator, medium: Medium) -> Iterator[Step]:
     except Refused as refused:
         yield Fail(refused.status, refused.message, refused.headers)
         return
-    if streamed:
+    if streamed and isinstance(medium, HttpBody):  # (a socket's messages are no SSE)
         answer, fault = resumable(answer, ask.body, fault, ask.last_event_id,
                                   emulator.background)
+    elif streamed:
+        answer, fault = resumable(answer, ask.body, fault, None, emulator.background,
+                                  numbered=False)
+    elif (answer.capture is not None and ask.body.get("background") is True
+          and endpoint.provider == "openai-responses"):  # (kept as its stream, to resume)
+        emulator.background.keep(emulator.frames(answer.capture, endpoint))
     timeline = medium.writes(answer, fault, ask.pace, ask.replay_speed)
     length = {} if streamed else {"content-length": str(sum(len(d) for _, d in timeline))}
     yield Open(content_type(endpoint, streamed), length)

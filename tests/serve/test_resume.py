@@ -13,6 +13,7 @@ import pytest
 from reactivex import operators as ops
 
 import llm_rx
+from llm_rx import operators as lxo
 from llm_rx.errors import IncompleteStreamError
 from llm_rx.serve import EmulatorThread
 from llm_rx.serve._frames import split_frames
@@ -210,3 +211,44 @@ def test_resume_openai_sdk_background_resume_agrees(llm_rx_server: EmulatorThrea
     retrieved = client.responses.retrieve(seen[0].response.id)
     assert retrieved.status == "completed"
     assert retrieved.output_text == seen[-1].response.output_text
+
+
+def test_resume_openai_sdk_background_without_a_stream_then_retrieved_and_resumed(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
+                           max_retries=0)
+    created = client.responses.create(model=BACKGROUND, input="hi", background=True)
+    assert client.responses.retrieve(created.id).output_text == created.output_text
+    events = list(client.responses.retrieve(created.id, stream=True, starting_after=5))
+    assert [event.sequence_number for event in events] == list(
+        range(6, len(_frames(BACKGROUND))))
+    assert client.responses.cancel(created.id).status == "cancelled"
+    assert [entry.path for entry in llm_rx_server.requests if entry.method == "POST"] == [
+        "/v1/responses", f"/v1/responses/{created.id}/cancel"]
+
+
+def test_resume_to_response_after_the_source_equals_the_unbroken_reply(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    # (to_response() right after the source folds the decoder's strings directly)
+    body = {"model": REASONING, "input": "hi", "stream": True, "background": True}
+    with httpx.Client(timeout=10.0) as client:
+        whole = llm_rx.from_httpx(client.send(client.build_request(
+            "POST", f"{llm_rx_server.url}/v1/responses", json=body), stream=True)).pipe(
+            lxo.to_response()).run()
+
+        def reconnect(cursor: llm_rx.Cursor) -> httpx.Response:
+            return client.send(client.build_request(
+                "GET", f"{llm_rx_server.url}/v1/responses/{cursor.reply_id}",
+                params={"stream": "true", "starting_after": str(cursor.sequence_number)}),
+                stream=True)
+
+        for count in (2, 40, 200, 364):
+            first = client.send(client.build_request(
+                "POST", f"{llm_rx_server.url}/v1/responses", json=body,
+                headers={"x-llm-rx-fault": f"drop-after-events={count}"}), stream=True)
+            response = llm_rx.from_httpx(first, reconnect=reconnect, reconnect_delay=0.0).pipe(
+                lxo.to_response()).run()
+            assert response == whole, count
+    assert whole.complete
