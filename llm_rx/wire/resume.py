@@ -50,22 +50,25 @@ class ResumeTap:
     makes no progress)."""
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
-        self._sse = SSEDecoder(max_frame)
+        self._sse = SSEDecoder(max_frame, names=False)  # (the names tell nothing here)
         self.frames = 0
-        self._sequence: int | None = None
+        self._numbered: bytes | None = None  # the data of the last event with a number
         self.reply_id: str | None = None
 
     def read(self, chunk: bytes) -> None:
         """The next bytes of the body, as the decoder got them."""
-        try:
-            events = self._sse.decode(chunk)
+        try:  # (a plain event as its data alone: no object per event)
+            events = self._sse.decode_payloads(chunk)
         except Exception:  # noqa: BLE001 - the decoder says what is wrong with the bytes
             return
+        if not events:
+            return
         self.frames += len(events)
-        for event in events:
-            found = _SEQUENCE.findall(event.data)
-            if found:
-                self._sequence = int(found[-1])
+        for event in reversed(events):  # (the last that names one: read when asked)
+            data = event if event.__class__ is bytes else event.data  # type: ignore[union-attr]
+            if b'"sequence_number"' in data:
+                self._numbered = data
+                break
 
     def reconnected(self) -> None:
         """A continuation follows: the event cut in half is dropped, as the decoder's."""
@@ -74,4 +77,6 @@ class ResumeTap:
     @property
     def cursor(self) -> Cursor:
         """Where the stream goes on: after the last whole event read."""
-        return Cursor(self._sse.last_event_id, self._sequence, self.reply_id)
+        found = _SEQUENCE.findall(self._numbered) if self._numbered is not None else None
+        return Cursor(self._sse.last_event_id, int(found[-1]) if found else None,
+                      self.reply_id)

@@ -14,6 +14,7 @@ from reactivex import operators as ops
 
 import llm_rx
 from llm_rx import operators as lxo
+from llm_rx import speed
 from llm_rx.errors import IncompleteStreamError
 from llm_rx.serve import EmulatorThread
 from llm_rx.serve._frames import split_frames
@@ -92,7 +93,7 @@ def test_resume_responses_background_dropped_inside_frames(
     ends = [sum(map(len, frames[:n])) for n in range(len(frames))]
     cuts = [end + size // 2 for end, size in zip(ends, map(len, frames), strict=True)]
     cuts += [end + 1 for end in ends]  # (one byte into each frame)
-    with llm_rx.speed.fast_paths(shortcuts), httpx.Client(timeout=10.0) as client:
+    with speed.fast_paths(shortcuts), httpx.Client(timeout=10.0) as client:
         for cut in cuts:
             cursors: list[llm_rx.Cursor] = []
             events = _background(llm_rx_server, client, REASONING, f"drop-after={cut}", cursors)
