@@ -45,9 +45,9 @@ def stop_on(
     subscription is disposed at once at the stop: an llm-rx source closes its connection
     (the server sees the client go) or its SDK stream. Then ``cancel``, when given, is called
     once with the reply's id (`MessageStart.id`; not called when the reply had none), for a
-    provider that keeps working after the client went away — OpenAI Responses background
-    mode: ``cancel=lambda reply_id: client.responses.cancel(reply_id)``; an awaitable it
-    returns runs as a task on the running loop. A cancel call that fails is said in a note
+    provider that keeps working after the client went away (a background run:
+    ``cancel=lambda reply_id: client.responses.cancel(reply_id)``, see the how-to page on
+    long replies); an awaitable it returns runs as a task on the running loop. A cancel call that fails is said in a note
     on the error.
 
     The reply then ends with a [`CancelledStreamError`][llm_rx.CancelledStreamError]: after
