@@ -47,8 +47,8 @@ def stop_on(
     once with the reply's id (`MessageStart.id`; not called when the reply had none), for a
     provider that keeps working after the client went away (a background run:
     ``cancel=lambda reply_id: client.responses.cancel(reply_id)``, see the how-to page on
-    long replies); an awaitable it returns runs as a task on the running loop. A cancel call that fails is said in a note
-    on the error.
+    long replies); an awaitable it returns runs as a task on the running loop. A cancel
+    call that fails is said in a note on the error.
 
     The reply then ends with a [`CancelledStreamError`][llm_rx.CancelledStreamError]: after
     ``to_response()`` a `Response` with ``complete: false``, ``stop_reason:
