@@ -253,3 +253,37 @@ def test_resume_to_response_after_the_source_equals_the_unbroken_reply(
                 lxo.to_response()).run()
             assert response == whole, count
     assert whole.complete
+
+
+@pytest.mark.parametrize("count", [1, 4, 8])
+def test_resume_from_sdk_openai_background_stream(
+    llm_rx_server: EmulatorThread, count: int
+) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/responses", {"model": BACKGROUND, "stream": True})
+    client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
+                           max_retries=0)
+    stream = client.responses.create(
+        model=BACKGROUND, input="hi", stream=True, background=True,
+        extra_headers={"x-llm-rx-fault": f"drop-after-events={count}"})
+    events = llm_rx.from_sdk(stream, reconnect=lambda cursor: client.responses.retrieve(
+        cursor.reply_id, stream=True, starting_after=cursor.sequence_number))
+    assert _kinds(list(events.pipe(ops.to_list()).run())) == _kinds(whole)
+
+
+def test_resume_from_sdk_openai_async_background_stream(llm_rx_server: EmulatorThread) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/responses", {"model": BACKGROUND, "stream": True})
+
+    async def main() -> list[llm_rx.Event]:
+        client = openai.AsyncOpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
+                                    max_retries=0)
+        stream = await client.responses.create(
+            model=BACKGROUND, input="hi", stream=True, background=True,
+            extra_headers={"x-llm-rx-fault": "drop-after-events=3"})
+        events = llm_rx.from_sdk(stream, reconnect=lambda cursor: client.responses.retrieve(
+            cursor.reply_id, stream=True, starting_after=cursor.sequence_number))
+        try:
+            return list(await events.pipe(ops.to_list()))
+        finally:
+            await client.close()
+
+    assert _kinds(asyncio.run(main())) == _kinds(whole)
