@@ -139,3 +139,15 @@ def test_stop_on_refuses_an_unknown_at() -> None:
 
     with pytest.raises(ValueError, match="at must be"):
         lxo.stop_on(reactivex.never(), "later")  # type: ignore[arg-type]
+
+
+def test_stop_on_a_trigger_pressed_twice_cancels_once() -> None:
+    calls: list[str] = []
+    scheduler = TestScheduler()
+    source = scheduler.create_hot_observable(*REPLY)
+    trigger = scheduler.create_hot_observable(on_next(235, "stop"), on_next(238, "again"),
+                                              on_next(245, "and again"))
+    observer = scheduler.start(
+        lambda: source.pipe(lxo.stop_on(trigger, "block", cancel=calls.append)))
+    assert observer.messages[-1].time == 250
+    assert calls == ["resp_1"]
