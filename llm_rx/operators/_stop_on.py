@@ -9,12 +9,15 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
-import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SingleAssignmentDisposable
 
 from ..errors import CancelledStreamError
 from ..events import BlockStart, BlockStop, Event, MessageStart
+from ..sources import EventSource
+from ..sources._source import Reading
+from ._adapter import reads
+from ._hub import read_kinds
 
 __all__ = ["stop_on"]
 
@@ -55,7 +58,9 @@ def stop_on(
     "interrupted"``, ``error.kind: "cancelled"``, the content and usage so far; the UI
     encoders write a user's stop (the AI SDK's ``abort``, AG-UI's ``cancelled`` outcome).
     An error of the trigger is passed on as the reply's; a trigger that completes without
-    emitting changes nothing.
+    emitting changes nothing. Right after a source it passes a read's events on as one read
+    (it looks into a read only when it holds a start or the end of a block), so
+    ``to_response()`` and the taps after it keep the source's per-read path.
 
     Args:
         trigger: Any observable: its first item stops the reply.
@@ -69,78 +74,128 @@ def stop_on(
         raise ValueError(f'at must be "now" or "block", not {at!r}')
 
     def operator(source: Observable[Event]) -> Observable[Event]:
-        def subscribe(
-            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            lock = threading.RLock()
-            upstream = SingleAssignmentDisposable()
-            stopper = SingleAssignmentDisposable()
-            open_blocks: set[int] = set()
-            state = {"stopping": False, "done": False}
-            reply: list[str] = []
-
-            def finish(error: Exception | None = None) -> None:
-                state["done"] = True
-                stopper.dispose()
-                upstream.dispose()
-                if error is None:
-                    error = CancelledStreamError("the reply was stopped (stop_on)")
-                    if cancel is not None and reply:
-                        _cancelled(cancel, reply[0], error)
-                observer.on_error(error)
-
-            def on_next(event: Event) -> None:
-                with lock:
-                    if state["done"]:
-                        return
-                    if isinstance(event, MessageStart):
-                        if not reply and event.id:
-                            reply.append(event.id)
-                    elif isinstance(event, BlockStart):
-                        if state["stopping"]:
-                            finish()
-                            return
-                        open_blocks.add(event.index)
-                    elif isinstance(event, BlockStop):
-                        open_blocks.discard(event.index)
-                    observer.on_next(event)
-                    if state["stopping"] and not state["done"] and not open_blocks:
-                        finish()
-
-            def on_stop(_: Any) -> None:
-                with lock:
-                    if state["done"] or state["stopping"]:
-                        return
-                    state["stopping"] = True
-                    if at == "now" or not open_blocks:
-                        finish()
-
-            def on_trigger_error(error: Exception) -> None:
-                with lock:
-                    if not state["done"]:
-                        finish(error)
-
-            def ended(error: Exception | None) -> None:
-                with lock:
-                    if state["done"]:
-                        return
-                    state["done"] = True
-                    stopper.dispose()
-                    if error is None:
-                        observer.on_completed()
-                    else:
-                        observer.on_error(error)
-
-            stopper.disposable = trigger.subscribe(on_stop, on_trigger_error,
-                                                   scheduler=scheduler)
-            if not state["done"]:
-                upstream.disposable = source.subscribe(
-                    on_next, ended, lambda: ended(None), scheduler=scheduler)
-            return CompositeDisposable(stopper, upstream)
-
-        return reactivex.create(subscribe)
+        return _Stopping(source, trigger, at == "block", cancel)
 
     return operator
+
+
+#: The events whose read a stop looks into (a read of deltas only is passed on whole).
+_LOOKED_AT: frozenset[type[Any]] = frozenset({MessageStart, BlockStart, BlockStop})
+
+
+class _Stop:
+    """One subscription's stop: where the reply is (its id, its open blocks), whether a stop
+    was asked, and whether the reading ended; ``lock`` serialises the reads, the trigger and
+    the end (the trigger may come from any thread)."""
+
+    def __init__(self, reading: Reading, at_block: bool,
+                 cancel: Callable[[str], Any] | None) -> None:
+        self.reading = reading
+        self.at_block = at_block
+        self.cancel = cancel
+        self.lock = threading.RLock()
+        self.open: set[int] = set()
+        self.reply: str | None = None
+        self.stopping = False
+        self.done = False
+        self.upstream = SingleAssignmentDisposable()
+        self.stopper = SingleAssignmentDisposable()
+
+    def stopped(self) -> CancelledStreamError:
+        """The error the reply ends with; the provider told to stop (``cancel``)."""
+        error = CancelledStreamError("the reply was stopped (stop_on)")
+        if self.cancel is not None and self.reply is not None:
+            _cancelled(self.cancel, self.reply, error)
+        return error
+
+    def step(self, events: list[Event], kinds: frozenset[type[Any]]
+             ) -> tuple[list[list[Event]], Exception | None]:
+        """A read's events: passed on as one read, up to where a stop at the block's end
+        falls (then the stop, as the step's failure)."""
+        with self.lock:
+            if self.done:
+                return [], None
+            if _LOOKED_AT.isdisjoint(kinds):  # (the usual read: deltas only)
+                return [events], None
+            for position, event in enumerate(events):
+                if isinstance(event, MessageStart):
+                    if self.reply is None and event.id:
+                        self.reply = event.id
+                elif isinstance(event, BlockStart):
+                    if self.stopping:  # (a block after the stop does not pass)
+                        return [events[:position]] if position else [], self._ending()
+                    self.open.add(event.index)
+                elif isinstance(event, BlockStop):
+                    self.open.discard(event.index)
+                    if self.stopping and not self.open:
+                        return [events[: position + 1]], self._ending()
+            return [events], None
+
+    def _ending(self) -> CancelledStreamError:
+        """The stop at the block's end: the read's events up to it go on, then the reading
+        ends with it (``ended``)."""
+        self.stopper.dispose()
+        return self.stopped()
+
+    def emit(self, values: list[Event]) -> None:
+        with self.lock:
+            if not self.done:
+                self.reading.emit(values)
+
+    def on_stop(self, _: Any) -> None:
+        with self.lock:
+            if self.done or self.stopping:
+                return
+            self.stopping = True
+            if not (self.at_block and self.open):
+                self.finish(None)
+
+    def finish(self, error: Exception | None) -> None:
+        """End now: upstream let go, then the stop (or the trigger's error)."""
+        with self.lock:
+            if self.done:
+                return
+            self.done = True
+            self.stopper.dispose()
+            self.upstream.dispose()
+            self.reading.end(error if error is not None else self.stopped())
+
+    def ended(self, error: Exception | None) -> None:
+        """The events ended on their own (or with the stop a step raised)."""
+        with self.lock:
+            if self.done:
+                return
+            self.done = True
+            self.stopper.dispose()
+            self.reading.end(error)
+
+
+class _Stopping(EventSource):
+    """The events of ``source`` until ``trigger`` emits (see `stop_on`), a read at a time
+    (what follows stays on the per-read path)."""
+
+    def __init__(self, source: Observable[Event], trigger: Observable[Any], at_block: bool,
+                 cancel: Callable[[str], Any] | None) -> None:
+        super().__init__()
+        self._given = source
+        self._source = reads(source)
+        self._trigger = trigger
+        self._at_block = at_block
+        self._cancel = cancel
+
+    def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
+        stop = _Stop(reading, self._at_block, self._cancel)
+        kinds = read_kinds(self._given)
+
+        def step(events: list[Event]) -> tuple[list[list[Event]], Exception | None]:
+            return stop.step(events, kinds(events))
+
+        stop.stopper.disposable = self._trigger.subscribe(
+            stop.on_stop, stop.finish, scheduler=scheduler)
+        if not stop.done:
+            stop.upstream.disposable = self._source.subscribe_steps(
+                step, stop.emit, stop.ended, stop.ended, lambda: stop.ended(None), scheduler)
+        return CompositeDisposable(stop.stopper, stop.upstream)
 
 
 def _cancelled(cancel: Callable[[str], Any], reply_id: str, error: CancelledStreamError) -> None:

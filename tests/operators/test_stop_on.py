@@ -151,3 +151,19 @@ def test_stop_on_a_trigger_pressed_twice_cancels_once() -> None:
         lambda: source.pipe(lxo.stop_on(trigger, "block", cancel=calls.append)))
     assert observer.messages[-1].time == 250
     assert calls == ["resp_1"]
+
+
+def test_stop_on_right_after_a_source_stays_a_source_a_read_at_a_time() -> None:
+    from pathlib import Path
+
+    import reactivex
+
+    from llm_rx.sources import EventSource
+
+    path = Path(llm_rx.__file__).parent / "data/anthropic/thinking-signature.sse"
+    events = llm_rx.from_file(path).pipe(lxo.stop_on(reactivex.never()))
+    assert isinstance(events, EventSource)  # (to_response() after it folds a read at a time)
+    assert events.pipe(lxo.to_response()).run() == llm_rx.reassemble(path)
+    reads: list[list[Any]] = []
+    events.subscribe_steps(None, reads.append, print, print, lambda: None)
+    assert len(reads) < sum(map(len, reads))  # (several events a read)
