@@ -287,3 +287,23 @@ def test_resume_from_sdk_openai_async_background_stream(llm_rx_server: EmulatorT
             await client.close()
 
     assert _kinds(asyncio.run(main())) == _kinds(whole)
+
+
+def test_resume_after_a_connection_that_went_idle(llm_rx_server: EmulatorThread) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/responses", {"model": BACKGROUND, "stream": True})
+    stalled = sum(map(len, _frames(BACKGROUND)[:3]))
+    body = {"model": BACKGROUND, "input": "hi", "stream": True, "background": True}
+    with httpx.Client(timeout=10.0) as client:
+
+        def reconnect(cursor: llm_rx.Cursor) -> httpx.Response:
+            return client.send(client.build_request(
+                "GET", f"{llm_rx_server.url}/v1/responses/{cursor.reply_id}",
+                params={"stream": "true", "starting_after": str(cursor.sequence_number)}),
+                stream=True)
+
+        first = client.send(client.build_request(
+            "POST", f"{llm_rx_server.url}/v1/responses", json=body,
+            headers={"x-llm-rx-fault": f"stall-after={stalled}"}), stream=True)
+        events = llm_rx.from_httpx(first, idle_timeout=0.3, reconnect=reconnect,
+                                   reconnect_delay=0.0)
+        assert _kinds(list(events.pipe(ops.to_list()).run())) == _kinds(whole)
