@@ -15,12 +15,13 @@ from reactivex.subject import Subject
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.events import BlockStop, Event, TextDelta
+from llm_rx.events import BlockStop, Event, TextDelta, ThinkingDelta
 from llm_rx.serve import EmulatorThread
 
 pytestmark = pytest.mark.slow
 
 LONG = "openai__responses-code-interpreter-reasoning"
+DELTAS = (TextDelta, ThinkingDelta)
 PACE = {"x-llm-rx-pace": "200"}  # (about 2 s for the whole reply: a stop comes well before)
 
 
@@ -30,12 +31,13 @@ def _cancels(server: EmulatorThread) -> list[str]:
 
 
 def _stopper(stop: Subject[Any], after: int) -> Any:
-    """A tap that presses Stop when the ``after``-th text delta arrives."""
+    """A tap that presses Stop when the ``after``-th delta arrives (the reply's reasoning
+    comes first: its block ends long before the reply does)."""
     count = 0
 
     def watch(event: Event) -> None:
         nonlocal count
-        if type(event) is TextDelta:
+        if type(event) in DELTAS:
             count += 1
             if count == after:
                 stop.on_next("the user pressed Stop")
@@ -71,14 +73,14 @@ def test_stop_closes_the_connection_and_cancels_once(
     assert response.error.kind == "cancelled"
     assert _cancels(llm_rx_server) == [f"/v1/responses/{response.id}/cancel"]
     assert retrieved["status"] == "cancelled"
-    texts = [e for e in passed if type(e) is TextDelta]
+    deltas = [e for e in passed if type(e) in DELTAS]
     if at == "now":  # (the delta that pressed Stop did not pass)
-        assert len(texts) == 2
-        assert type(passed[-1]) is TextDelta
+        assert len(deltas) == 2
+        assert type(passed[-1]) in DELTAS
     else:  # (the block in progress ran to its end, and nothing after it)
         last = passed[-1]
         assert type(last) is BlockStop
-        assert len(texts) > 3
+        assert len(deltas) > 3
         capture = llm_rx_server.emulator.index.get(LONG)
         assert capture is not None
         whole = llm_rx.reassemble(capture.path, "openai-responses")
