@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import warnings
 from typing import Any
 
 import pytest
@@ -133,6 +134,9 @@ def test_trace_exit_break_out_of_to_aiter(exporter: InMemorySpanExporter) -> Non
 def test_trace_exit_a_dropped_subscription_garbage_collected(
     exporter: InMemorySpanExporter,
 ) -> None:
+    with warnings.catch_warnings():  # (what earlier tests left to the collector is theirs)
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()
     subject: Subject[Event] = Subject()
     subject.pipe(lxo.trace(_tracer(exporter))).subscribe(lambda _: None)
     subject.on_next(MessageStart("anthropic", "claude"))

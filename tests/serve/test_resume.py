@@ -5,6 +5,7 @@ event boundary and inside frames read to the same events and `Response` as the u
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -21,6 +22,15 @@ from llm_rx.serve._frames import split_frames
 from tests.captures import HERE
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def sdk(llm_rx_server: EmulatorThread) -> Iterator[openai.OpenAI]:
+    """The official openai client on the emulator (closed after the test)."""
+    client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
+                           max_retries=0)
+    yield client
+    client.close()
 
 BACKGROUND = "openai__responses-basic-llm"
 REASONING = "openai__responses-code-interpreter-reasoning"
@@ -190,9 +200,10 @@ def test_resume_gives_up_after_reconnects_without_progress(
     assert "gave up resuming after 2" in "".join(raised.value.__notes__)
 
 
-def test_resume_openai_sdk_background_resume_agrees(llm_rx_server: EmulatorThread) -> None:
-    client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
-                           max_retries=0)
+def test_resume_openai_sdk_background_resume_agrees(
+    llm_rx_server: EmulatorThread, sdk: openai.OpenAI
+) -> None:
+    client = sdk
     seen: list[Any] = []
     stream = client.responses.create(
         model=BACKGROUND, input="hi", stream=True, background=True,
@@ -215,10 +226,9 @@ def test_resume_openai_sdk_background_resume_agrees(llm_rx_server: EmulatorThrea
 
 
 def test_resume_openai_sdk_background_without_a_stream_then_retrieved_and_resumed(
-    llm_rx_server: EmulatorThread,
+    llm_rx_server: EmulatorThread, sdk: openai.OpenAI
 ) -> None:
-    client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
-                           max_retries=0)
+    client = sdk
     created = client.responses.create(model=BACKGROUND, input="hi", background=True)
     assert client.responses.retrieve(created.id).output_text == created.output_text
     events = list(client.responses.retrieve(created.id, stream=True, starting_after=5))
@@ -257,11 +267,10 @@ def test_resume_to_response_after_the_source_equals_the_unbroken_reply(
 
 @pytest.mark.parametrize("count", [1, 4, 8])
 def test_resume_from_sdk_openai_background_stream(
-    llm_rx_server: EmulatorThread, count: int
+    llm_rx_server: EmulatorThread, sdk: openai.OpenAI, count: int
 ) -> None:
     whole = _unbroken(llm_rx_server, "/v1/responses", {"model": BACKGROUND, "stream": True})
-    client = openai.OpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
-                           max_retries=0)
+    client = sdk
     stream = client.responses.create(
         model=BACKGROUND, input="hi", stream=True, background=True,
         extra_headers={"x-llm-rx-fault": f"drop-after-events={count}"})
@@ -275,7 +284,7 @@ def test_resume_from_sdk_openai_async_background_stream(llm_rx_server: EmulatorT
 
     async def main() -> list[llm_rx.Event]:
         client = openai.AsyncOpenAI(base_url=f"{llm_rx_server.url}/v1", api_key="sk-test",
-                                    max_retries=0)
+                                    max_retries=0)  # (closed below)
         stream = await client.responses.create(
             model=BACKGROUND, input="hi", stream=True, background=True,
             extra_headers={"x-llm-rx-fault": "drop-after-events=3"})
