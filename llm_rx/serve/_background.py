@@ -32,7 +32,7 @@ from ._faults import FAULT_HEADER, parse_fault, parse_pace
 from ._journal import JournalEntry
 from ._kept import RESPONSES, event_number, resumable, sequence_of
 from ._media import HttpBody
-from ._plan import Open, performed
+from ._plan import Open, performed, refusal
 from ._replies import Answer
 from ._stream import ReplayResponse
 
@@ -78,6 +78,11 @@ async def _retrieve(request: Request) -> Response:
         emulator.stats.add("errors")
         body, headers = error_body(RESPONSES, 400, str(error))
         return JSONResponse(body, 400, headers=headers)
+    refused = refusal(fault)
+    if refused is not None:  # (a status fault: the continuation refused, as any request)
+        emulator.stats.add("errors")
+        body, headers = error_body(RESPONSES, refused.status, refused.message)
+        return JSONResponse(body, refused.status, headers={**headers, **refused.headers})
     after = event_number(request.query_params.get("starting_after"))
     if "starting_after" not in request.query_params:
         after = -1

@@ -329,7 +329,9 @@ def from_httpx(
             The same decoder reads it (the frame cut in half dropped), so the reply is
             the one an unbroken connection gives. ``None``: a drop ends the reply, cut.
         reconnects: Continuations asked in a row without a whole event between them
-            before the cut stands (its error says so in a note).
+            before the cut stands (its error says so in a note); a continuation refused
+            with a retryable status (429, 503) is one of them, waited at least its
+            ``Retry-After``.
         reconnect_delay: Seconds before the first continuation of a gap, doubling (with
             jitter, at most 30 s) for each next one in the same gap.
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from typing import Any
 
-from ..errors import IncompleteStreamError, LlmRxError
+from ..errors import IncompleteStreamError, LlmRxError, ProviderError
 from ..events import Event, MessageStart
 from ..wire.base import Decoder, TextFold
 from ..wire.resume import Cursor, ResumeTap
@@ -30,6 +30,9 @@ from ._body import BodyDecoding
 from ._engine import consumer_space, source_failed
 
 __all__ = ["Resuming", "backoff_delay", "decode_resuming", "decode_resuming_async"]
+
+#: The longest wait a provider's ``Retry-After`` on a continuation can ask for (seconds).
+_MAX_RETRY_AFTER = 60.0
 
 
 def backoff_delay(attempt: int, base_delay: float, max_delay: float, draw: float) -> float:
@@ -98,8 +101,9 @@ class Resuming:
         """The connection ended (``failure``: how, ``None`` for EOF): the seconds to wait
         before the continuation is asked for, or ``None`` when the reading ends here (then
         ``end`` it, or raise ``failure``)."""
-        if failure is not None and not isinstance(failure, IncompleteStreamError):
-            return None  # (a provider's error, a frame too large: no cut)
+        if failure is not None and not (isinstance(failure, IncompleteStreamError) or (
+                isinstance(failure, ProviderError) and failure.retryable)):
+            return None  # (a provider's error it would give again, a frame too large)
         if self.finished:
             return None
         decoder = self.body.decoder
@@ -119,7 +123,9 @@ class Resuming:
             self._start()
             self._seen = 0
         self._tries += 1
-        return backoff_delay(self._tries, self._delay, self._max_delay, random.random())
+        wait = backoff_delay(self._tries, self._delay, self._max_delay, random.random())
+        asked = failure.retry_after if isinstance(failure, ProviderError) else None
+        return wait if asked is None else max(wait, min(asked, _MAX_RETRY_AFTER))
 
     def end(self) -> None:
         """EOF of the last connection: what the decoder still holds."""
@@ -169,7 +175,12 @@ def decode_resuming(
             wait(delay)
             if stopped():
                 return
-            chunks = reopen(resuming.cursor)
+            try:
+                chunks = reopen(resuming.cursor)
+            except ProviderError as error:  # (a 503 for the continuation: a try of the gap)
+                if not error.retryable:
+                    raise
+                chunks = _refused(error)
     except LlmRxError as error:
         resuming.failed(error)
         raise
@@ -197,7 +208,7 @@ async def decode_resuming_async(
                         chunk = await chunks.__anext__()
                 except StopAsyncIteration:
                     break
-                except (asyncio.CancelledError, LlmRxError):
+                except asyncio.CancelledError:
                     raise
                 except Exception as error:  # noqa: BLE001 - the connection failed
                     failure = source_failed(error)
@@ -213,12 +224,28 @@ async def decode_resuming_async(
                 resuming.end()
                 return
             await asyncio.sleep(delay)
-            chunks = await reopen(resuming.cursor)
+            try:
+                chunks = await reopen(resuming.cursor)
+            except ProviderError as error:  # (a 503 for the continuation: a try of the gap)
+                if not error.retryable:
+                    raise
+                chunks = _arefused(error)
     except LlmRxError as error:
         resuming.failed(error)
         raise
     finally:
         await _closed(chunks)
+
+
+def _refused(error: ProviderError) -> Iterator[bytes]:
+    """A continuation the provider refused for now: a connection that failed at once."""
+    raise error
+    yield b""  # (a generator)
+
+
+async def _arefused(error: ProviderError) -> AsyncIterator[bytes]:
+    raise error
+    yield b""  # (an async generator)
 
 
 async def _closed(chunks: Any) -> None:

@@ -316,3 +316,61 @@ def test_resume_after_a_connection_that_went_idle(llm_rx_server: EmulatorThread)
         events = llm_rx.from_httpx(first, idle_timeout=0.3, reconnect=reconnect,
                                    reconnect_delay=0.0)
         assert _kinds(list(events.pipe(ops.to_list()).run())) == _kinds(whole)
+
+
+@pytest.mark.parametrize("reconnects", [1, 3])
+def test_resume_a_continuation_refused_for_now_is_a_try(
+    llm_rx_server: EmulatorThread, reconnects: int
+) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/responses", {"model": BACKGROUND, "stream": True})
+    body = {"model": BACKGROUND, "input": "hi", "stream": True, "background": True}
+
+    async def main() -> list[llm_rx.Event]:
+        calls = 0
+        async with httpx.AsyncClient(timeout=10.0) as client:
+
+            async def reconnect(cursor: llm_rx.Cursor) -> httpx.Response:
+                nonlocal calls
+                calls += 1
+                busy = {"x-llm-rx-fault": "status=503,retry-after=0"} if calls == 1 else {}
+                return await client.send(client.build_request(
+                    "GET", f"{llm_rx_server.url}/v1/responses/{cursor.reply_id}",
+                    params={"stream": "true", "starting_after": str(cursor.sequence_number)},
+                    headers=busy), stream=True)
+
+            first = await client.send(client.build_request(
+                "POST", f"{llm_rx_server.url}/v1/responses", json=body,
+                headers={"x-llm-rx-fault": "drop-after-events=3"}), stream=True)
+            events = llm_rx.from_httpx(first, reconnect=reconnect, reconnects=reconnects,
+                                       reconnect_delay=0.0)
+            return list(await events.pipe(ops.to_list()))
+
+    if reconnects == 1:  # (the one try was refused: the provider's 503 stands)
+        with pytest.raises(llm_rx.ProviderError) as raised:
+            asyncio.run(main())
+        assert raised.value.status == 503
+        assert "gave up resuming" in "".join(raised.value.__notes__)
+    else:
+        assert _kinds(asyncio.run(main())) == _kinds(whole)
+
+
+def test_resume_sync_a_continuation_refused_for_now_is_a_try(
+    llm_rx_server: EmulatorThread,
+) -> None:
+    whole = _unbroken(llm_rx_server, "/v1/chat/completions",
+                      {"model": "openai__chat-text-basic", "stream": True})
+    url = f"{llm_rx_server.url}/v1/chat/completions"
+    body = {"model": "openai__chat-text-basic", "stream": True}
+    faults = iter(["status=503,retry-after=0", "ids"])
+    with httpx.Client(timeout=10.0) as client:
+
+        def reconnect(cursor: llm_rx.Cursor) -> httpx.Response:
+            headers = {"x-llm-rx-fault": next(faults), "last-event-id": str(cursor.last_event_id)}
+            return client.send(client.build_request("POST", url, json=body, headers=headers),
+                               stream=True)
+
+        first = client.send(client.build_request(
+            "POST", url, json=body, headers={"x-llm-rx-fault": "ids,drop-after-events=5"}),
+            stream=True)
+        events = llm_rx.from_httpx(first, reconnect=reconnect, reconnect_delay=0.0)
+        assert _kinds(list(events.pipe(ops.to_list()).run())) == _kinds(whole)
