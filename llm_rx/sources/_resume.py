@@ -124,6 +124,8 @@ class Resuming:
             self._seen = 0
         self._tries += 1
         wait = backoff_delay(self._tries, self._delay, self._max_delay, random.random())
+        if self.tap.retry is not None:  # (the stream's own ``retry:``: its reconnection time)
+            wait = max(wait, min(self.tap.retry, self._max_delay))
         asked = failure.retry_after if isinstance(failure, ProviderError) else None
         return wait if asked is None else max(wait, min(asked, _MAX_RETRY_AFTER))
 

@@ -75,6 +75,11 @@ class ResumeTap:
         self._sse.reconnected()
 
     @property
+    def retry(self) -> float | None:
+        """The reconnection time the stream asked for (its last ``retry:``), in seconds."""
+        return None if self._sse.retry is None else self._sse.retry / 1000
+
+    @property
     def cursor(self) -> Cursor:
         """Where the stream goes on: after the last whole event read."""
         found = _SEQUENCE.findall(self._numbered) if self._numbered is not None else None
