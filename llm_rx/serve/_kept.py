@@ -3,7 +3,6 @@ replies kept by id, and a streamed answer made resumable as its request asks."""
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import replace
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ..wire.providers import ProviderId
+from ..wire.resume import sequence_number
 from ..wire.sse import SSEDecoder
 from ._faults import Fault
 
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 __all__ = ["RESPONSES", "Background", "event_number", "resumable", "sequence_of"]
 
 RESPONSES: ProviderId = "openai-responses"
-_SEQUENCE = re.compile(rb'(?<!\\)"sequence_number"\s*:\s*(\d+)')
 
 
 class Background:
@@ -74,6 +73,7 @@ def _reply_id(pieces: list[bytes]) -> str | None:
 
 
 def event_number(value: str | None) -> int:
+    """A ``Last-Event-ID`` or ``starting_after`` as a count (``0``: none, or not a number)."""
     return int(value) if value is not None and value.strip().isdigit() else 0
 
 
@@ -96,5 +96,5 @@ def resumable(answer: Answer, body: Mapping[str, Any], fault: Fault, last_event_
 
 def sequence_of(piece: bytes) -> int:
     """The ``sequence_number`` of a Responses event (``-1``: none)."""
-    found = _SEQUENCE.findall(piece)
-    return int(found[-1]) if found else -1
+    number = sequence_number(piece)
+    return -1 if number is None else number

@@ -15,11 +15,17 @@ from dataclasses import dataclass
 
 from .sse import DEFAULT_MAX_FRAME, SSEDecoder
 
-__all__ = ["Cursor", "ResumeTap"]
+__all__ = ["Cursor", "ResumeTap", "sequence_number"]
 
 # The event's own top-level counter: a quote not escaped before it (a string that holds the
 # words is escaped, ``\"sequence_number\"``); the last one in the event is the event's.
 _SEQUENCE = re.compile(rb'(?<!\\)"sequence_number"\s*:\s*(\d+)')
+
+
+def sequence_number(data: bytes) -> int | None:
+    """The ``sequence_number`` of an event's JSON data (``None``: it has none)."""
+    found = _SEQUENCE.findall(data)
+    return int(found[-1]) if found else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,5 @@ class ResumeTap:
     @property
     def cursor(self) -> Cursor:
         """Where the stream goes on: after the last whole event read."""
-        found = _SEQUENCE.findall(self._numbered) if self._numbered is not None else None
-        return Cursor(self._sse.last_event_id, int(found[-1]) if found else None,
-                      self.reply_id)
+        number = None if self._numbered is None else sequence_number(self._numbered)
+        return Cursor(self._sse.last_event_id, number, self.reply_id)
