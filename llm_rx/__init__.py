@@ -24,6 +24,7 @@ _LAZY: dict[str, str] = {
     "BlockStop": ".events",
     "CancelledStreamError": ".errors",
     "Choice": ".response",
+    "Cursor": ".wire.resume",
     "ChoiceEnd": ".events",
     "CitationDelta": ".events",
     "Dropped": ".events",
@@ -96,6 +97,7 @@ __all__ = [
     "Choice",
     "ChoiceEnd",
     "CitationDelta",
+    "Cursor",
     "Dropped",
     "ErrorInfo",
     "Event",
@@ -236,3 +238,4 @@ if _typing.TYPE_CHECKING:  # (what type checkers and IDEs see: the same names, i
     )
     from .wire.providers import ProviderId, ProviderName
     from .wire.registry import PROVIDERS, make_decoder, sniff
+    from .wire.resume import Cursor

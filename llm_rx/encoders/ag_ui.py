@@ -22,8 +22,11 @@ blocks left open are closed, then ``RUN_FINISHED`` with the outcome (``success``
 calls left for the application in ``pendingToolCallIds``), the usage (one ``TokenUsage``) and
 the stop reason in ``metadata``. A provider error is ``RUN_ERROR`` (its words, its code, the
 usage so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind),
-a cancelled one ``RUN_ERROR`` with code ``cancelled``: a run that stopped before its end
-never reads as finished (its open messages stay open).
+and a cut run never reads as finished (its open messages stay open). A cancelled source (a
+user's stop, `stop_on`) is no error: its open messages are closed, then ``RUN_FINISHED``
+with AG-UI 1.0's ``cancelled`` outcome (the usage so far, ``stopReason: interrupted``) —
+unless it was cut inside a tool call's arguments, which can never end: then ``RUN_ERROR``
+with code ``cancelled``.
 Citations, log-probabilities and choices after the first have no place: dropped and reported.
 """
 
@@ -244,12 +247,15 @@ class AgUIEncoder(UIEncoder):
         outcome: dict[str, Any] = {"type": "success"}
         if self._calls:
             outcome["pendingToolCallIds"] = list(self._calls)
+        self._finished(outcome, event.stop_reason, out)
+
+    def _finished(self, outcome: dict[str, Any], stop_reason: str, out: list[bytes]) -> None:
         finished: dict[str, Any] = {"type": "RUN_FINISHED", "threadId": self._run,
                                     "runId": self._run, "outcome": outcome}
         usage = self._usage_list()
         if usage is not None:
             finished["usage"] = usage
-        finished["metadata"] = {"stopReason": event.stop_reason}
+        finished["metadata"] = {"stopReason": stop_reason}
         out.append(_event(finished))
 
     def _run_error(self, message: str, code: str | None, out: list[bytes]) -> None:
@@ -266,9 +272,16 @@ class AgUIEncoder(UIEncoder):
         self._run_error(error.message, error.code or error.error_type, out)
 
     def _on_cut(self, error: LlmRxError, out: list[bytes]) -> None:
-        # (cancelled too: a run that stopped before its end never reads as finished, whatever
-        # a client makes of an outcome; its open messages stay open, as a cut's)
-        if error.kind == "cancelled":
-            self._run_error("the reply was cancelled before its end", "cancelled", out)
+        if error.kind == "cancelled":  # (a user's stop: the run's cancelled outcome)
+            self._open(out)
+            for index in list(self._parts):
+                self._on_block_stop(self.blocks[index], out)
+            if self._unusable:  # (a call cut inside its arguments can never end: no run
+                # that ends RUN_FINISHED may leave one open)
+                self._run_error("the reply was cancelled inside the arguments of tool call "
+                                f"{', '.join(self._unusable)}", "cancelled", out)
+                return
+            self._finished({"type": "cancelled"}, "interrupted", out)
             return
+        # (a cut run never reads as finished: its open messages stay open)
         self._run_error(f"the reply was cut before its end ({error.kind})", error.kind, out)

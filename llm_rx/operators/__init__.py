@@ -29,6 +29,7 @@ __all__ = [
     "retry_backoff",
     "share",
     "smooth",
+    "stop_on",
     "text_only",
     "think_tags",
     "thinking_only",
@@ -58,6 +59,7 @@ _WHERE = {
     "retry_backoff": "._retry_backoff",
     "share": "._share",
     "smooth": "._smooth",
+    "stop_on": "._stop_on",
     "text_only": "._text_only",
     "think_tags": "._think_tags",
     "thinking_only": "._thinking_only",
@@ -92,6 +94,7 @@ if TYPE_CHECKING:
     from ._retry_backoff import retry_backoff
     from ._share import share
     from ._smooth import smooth
+    from ._stop_on import stop_on
     from ._text_only import text_only
     from ._think_tags import think_tags
     from ._thinking_only import thinking_only

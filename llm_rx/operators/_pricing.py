@@ -38,8 +38,11 @@ class Cost(BaseModel):
     reply was priced as (``served_model``: the model the wire reported, the one priced);
     ``price_list`` names the list and its version, ``prices_updated`` the time of a
     downloaded update (``None``: the snapshot bundled with that version), ``priced_at`` the
-    date whose prices applied. ``complete`` is false for a reply cut short: priced on the
-    usage reported before the cut. ``notes`` says what the price assumed.
+    date whose prices applied. ``complete`` is false for a reply cut short or stopped:
+    priced on the usage reported before the end. When such a reply's output tokens were not
+    reported (a provider that reports usage only at the end), ``total`` is ``None`` and
+    ``at_least`` is the price of what was reported (the input parts: the output billed is
+    not known), as ``reason`` says. ``notes`` says what the price assumed.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -61,14 +64,17 @@ class Cost(BaseModel):
     complete: bool
     reason: str | None = None
     notes: tuple[str, ...] = ()
+    at_least: Decimal | None = None
 
     def text(self) -> str:
         """One line for a footer: ``"cost $0.0123"`` (``"cost: unknown (...)"`` if none)."""
+        if self.total is None and self.at_least is not None:
+            return f"cost: at least {_money(self.currency, self.at_least)} (output tokens " \
+                "not reported)"
         if self.total is None:
             return f"cost: unknown ({self.reason})"
-        sign = "$" if self.currency == "USD" else f"{self.currency} "
         partial = " (so far)" if not self.complete else ""
-        return f"cost {sign}{_short(self.total)}{partial}"
+        return f"cost {_money(self.currency, self.total)}{partial}"
 
 
 def price_list() -> ModuleType:
@@ -97,6 +103,9 @@ def price(
         "served_model": model, "price_list": f"genai-prices {prices.__version__}",
         "priced_at": when, "complete": complete,
     }
+    if usage.output_tokens is None and usage.input_tokens is not None and model is not None \
+            and not complete:
+        return _input_only(prices, usage, model, provider or "", when, base)
     if usage.input_tokens is None or usage.output_tokens is None:
         missing = "usage" if not usage.reported else (
             "input tokens" if usage.input_tokens is None else "output tokens")
@@ -111,6 +120,32 @@ def price(
         return Cost(total=None, reason=f"no price for {model!r} ({provider})", **base)
     hour = priced_extras(provider or "", usage.native).get("cache_write_1h_tokens", 0)
     return _cost(found, usage, base, hour)
+
+
+def _input_only(prices: ModuleType, usage: Usage, model: str, provider: str, when: datetime,
+                base: dict[str, Any]) -> Cost:
+    """A reply cut or stopped before its output tokens were reported: what the input
+    reported costs (``at_least``), the total unknown."""
+    reason = "output tokens not reported (the reply ended before its usage did)"
+    counted = usage.model_copy(update={"output_tokens": 0, "reasoning_tokens": None})
+    try:
+        found = _calculate(prices, counted, model, provider, when)
+    except ValueError:
+        found = None
+    if found is None:
+        return Cost(total=None, reason=reason, **base)
+    parts = _cost(found, counted, base, priced_extras(provider, usage.native).get(
+        "cache_write_1h_tokens", 0))
+    least = parts.total
+    return parts.model_copy(update={
+        "total": None, "output": None, "reasoning": None, "server_tools": None,
+        "at_least": least,
+        "reason": f"{reason}: the input alone costs {_money(parts.currency, least)}"})
+
+
+def _money(currency: str, amount: Decimal | None) -> str:
+    sign = "$" if currency == "USD" else f"{currency} "
+    return f"{sign}{_short(amount or Decimal(0))}"
 
 
 def _calculate(

@@ -12,6 +12,7 @@ from reactivex.disposable import CompositeDisposable, SerialDisposable
 from reactivex.scheduler import TimeoutScheduler
 
 from ..errors import ProviderError
+from ..sources._resume import backoff_delay
 
 __all__ = ["backoff_delay", "retry_backoff"]
 
@@ -137,10 +138,3 @@ def _given_up(
     else:
         return None
     return "; ".join([f"retry_backoff gave up at attempt {attempt}: {why}", *capped])
-
-
-def backoff_delay(attempt: int, base_delay: float, max_delay: float, draw: float) -> float:
-    """The wait after the ``attempt``-th failed attempt (1 first): the exponential backoff,
-    capped at ``max_delay``, times a jitter of ``1 - draw / 4`` (``draw`` in ``[0, 1)``)."""
-    backoff = min(max_delay, base_delay * 2.0 ** (attempt - 1))
-    return backoff * (1.0 - draw / 4)

@@ -92,7 +92,7 @@ async def _handle(request: Request) -> Response:
         except ValueError as error:
             raise _Refused(400, str(error)) from None
         ask = Ask(endpoint, body, fault, pace, request.headers.get(CAPTURE_HEADER),
-                  emulator.replay_speed)
+                  emulator.replay_speed, request.headers.get("last-event-id"))
     except _Refused as refused:
         return _refusal(endpoint, refused, emulator.stats)
     steps = plan(ask, emulator, HttpBody(emulator.pacing.read_size))
@@ -131,10 +131,11 @@ def create_app(
         from ..data import bundled_folder
 
         paths = [bundled_folder()]
+    from ._background import background_routes
     from ._websocket import responses_socket  # (it builds on this module)
 
     index = CaptureIndex.load(paths)
-    app = Starlette(routes=[*control_routes(),
+    app = Starlette(routes=[*control_routes(), *background_routes(),
                             Route("/{path:path}", _handle, methods=["POST"]),
                             Route("/{path:path}", model_list, methods=["GET"]),
                             WebSocketRoute("/{path:path}", responses_socket)],

@@ -3,6 +3,9 @@
 ``x-llm-rx-fault`` is a comma-separated list of ``name=value``::
 
     drop-after=N      close the connection after N body bytes (no end of the chunked body)
+    drop-after-events=N   the same after N whole events (frames) of the stream
+    ids               number an SSE stream's events (``id: 1``, ``id: 2``, ...), so a client
+                      can resume with ``Last-Event-ID`` (a request that sends one gets them)
     stall-after=N     after N body bytes, send nothing for ``stall`` seconds (default: until
     stall=SECONDS     the client goes away or the server stops), then go on
     status=CODE       answer with that HTTP status and the provider's JSON error body
@@ -41,10 +44,13 @@ class Fault:
     error_after: int | None = None
     malformed: int | None = None  # (``MIDDLE``: the middle frame)
     retry_after: float = 1.0
+    drop_events: int | None = None
+    ids: bool = False
 
 
 _INTS = {"drop-after": "drop_after", "stall-after": "stall_after", "status": "status",
-         "error-after": "error_after", "malformed": "malformed"}
+         "error-after": "error_after", "malformed": "malformed",
+         "drop-after-events": "drop_events"}
 
 
 def parse_fault(value: str | None) -> Fault:
@@ -53,12 +59,16 @@ def parse_fault(value: str | None) -> Fault:
         return Fault()
     counts: dict[str, int] = {}
     stall, retry_after = math.inf, 1.0
+    ids = False
     for item in value.split(","):
         name, sep, number = (part.strip() for part in item.partition("="))
         if not name:
             continue
         if not sep and name == "malformed":
             counts["malformed"] = MIDDLE
+            continue
+        if not sep and name == "ids":
+            ids = True
             continue
         if not sep:
             raise ValueError(f"fault {name!r} needs a value ({name}=...)")
@@ -77,9 +87,9 @@ def parse_fault(value: str | None) -> Fault:
                 raise ValueError(f"{name} must be >= 0, not {count}")
             counts[_INTS[name]] = count
         else:
-            raise ValueError(f"unknown fault {name!r}; known: stall, retry-after, "
+            raise ValueError(f"unknown fault {name!r}; known: ids, stall, retry-after, "
                              f"{', '.join(_INTS)}")
-    fault = Fault(stall=stall, retry_after=retry_after, **counts)
+    fault = Fault(stall=stall, retry_after=retry_after, ids=ids, **counts)
     if fault.status is not None and not 400 <= fault.status <= 599:
         raise ValueError(f"status must be an HTTP error status (400-599), not {fault.status}")
     return fault

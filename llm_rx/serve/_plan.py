@@ -28,8 +28,9 @@ from typing import Any, Protocol
 
 from ._endpoints import Endpoint, content_type, requested_model
 from ._faults import Fault
+from ._kept import resumable
 from ._limits import Refused
-from ._media import Writes
+from ._media import HttpBody, Writes
 from ._replies import Answer, Emulator, choose
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Step",
     "Wait",
     "plan",
+    "performed",
     "refusal",
 ]
 
@@ -113,6 +115,7 @@ class Ask:
     pace: float = 0.0
     capture: str | None = None
     replay_speed: float | None = None
+    last_event_id: str | None = None
 
 
 class Medium(Protocol):
@@ -160,13 +163,22 @@ def plan(ask: Ask, emulator: Emulator, medium: Medium) -> Iterator[Step]:
     except Refused as refused:
         yield Fail(refused.status, refused.message, refused.headers)
         return
+    if streamed and isinstance(medium, HttpBody):  # (a socket's messages are no SSE)
+        answer, fault = resumable(answer, ask.body, fault, ask.last_event_id,
+                                  emulator.background)
+    elif streamed:
+        answer, fault = resumable(answer, ask.body, fault, None, emulator.background,
+                                  numbered=False)
+    elif (answer.capture is not None and ask.body.get("background") is True
+          and endpoint.provider == "openai-responses"):  # (kept as its stream, to resume)
+        emulator.background.keep(emulator.frames(answer.capture, endpoint))
     timeline = medium.writes(answer, fault, ask.pace, ask.replay_speed)
     length = {} if streamed else {"content-length": str(sum(len(d) for _, d in timeline))}
     yield Open(content_type(endpoint, streamed), length)
-    yield from _performed(timeline, medium, fault)
+    yield from performed(timeline, medium, fault)
 
 
-def _performed(timeline: Writes, medium: Medium, fault: Fault) -> Iterator[Step]:
+def performed(timeline: Writes, medium: Medium, fault: Fault) -> Iterator[Step]:
     """The writes in order, each after its moment, with the stall and the drop where the
     medium places them, then the end."""
     stall, drop = medium.faults_at([len(data) for _, data in timeline], fault)

@@ -28,6 +28,7 @@ from ._endpoints import Endpoint, reframe, same_body
 from ._frames import split_frames
 from ._index import Capture, CaptureIndex
 from ._journal import Journal
+from ._kept import Background
 from ._limits import Refused
 from ._media import Pacing
 from ._queue import ScriptQueue, scripted_pieces
@@ -61,6 +62,7 @@ class Emulator:
         self.script = ScriptQueue()
         self.journal = Journal(budget=journal_budget, keep_credentials=keep_credentials)
         self.fault: str | None = None
+        self.background = Background()  # (the Responses background replies, by id)
         self.replay_speed: float | None = None  # (a number: captures with a timing keep it)
 
     def reset(self) -> None:
@@ -70,6 +72,7 @@ class Emulator:
         self.journal.clear()
         self.journal.keep_credentials = self._keep_credentials
         self.fault = None
+        self.background.clear()
 
     def stop_streams(self) -> None:
         """Ends every stream being sent (the server is stopping); call on the app's loop."""

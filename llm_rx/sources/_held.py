@@ -18,6 +18,8 @@ class Held:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._response: Any = None
+        #: Set once the reading is disposed: a wait between two connections ends at once.
+        self.disposed = threading.Event()
 
     def hold(self, response: Any) -> None:
         with self._lock:
@@ -28,6 +30,7 @@ class Held:
             self._response = None
 
     def wake(self) -> None:
+        self.disposed.set()
         with self._lock:
             if self._response is None:
                 return

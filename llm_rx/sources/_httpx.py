@@ -16,19 +16,18 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable
 from reactivex.scheduler import CurrentThreadScheduler
 
-from .. import speed
-from ..errors import LlmRxError
 from ..events import Event
 from ..wire.http import ERROR_BODY_LIMIT, http_error, provider_from_http
 from ..wire.providers import ProviderName
+from ..wire.resume import Cursor
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._async import read_async
-from ._body import body_too_large
-from ._engine import decode_all, decode_all_async, new_decoder, source_failed
+from ._engine import decode_all, decode_all_async, new_decoder
 from ._held import Held
-from ._inflate import ainflated, inflated, inflater
+from ._httpx_body import ahead, body_reads, head, refuse_read, whole
 from ._nonstream import read_nonstream, wants_body
 from ._opening import awaited, opening
+from ._resume import Resuming, decode_resuming, decode_resuming_async
 from ._source import EventSource, Reading, read_through
 
 __all__ = ["from_httpx", "is_response"]
@@ -74,11 +73,19 @@ class _HttpxSource(EventSource):
     response is closed when the reading ends, fails or is disposed."""
 
     def __init__(
-        self, target: Any, provider: ProviderName | None, idle_timeout: float | None, max_frame: int
+        self, target: Any, provider: ProviderName | None, idle_timeout: float | None,
+        max_frame: int, reconnect: Callable[[Cursor], Any] | None = None,
+        resume: tuple[int, float] = (0, 0.0),
     ) -> None:
         super().__init__(provider, max_frame)
         self._target = target
         self._idle_timeout = idle_timeout
+        self._reconnect = reconnect
+        self._reconnects, self._delay = resume
+
+    def _resuming(self, reading: Reading, provider: ProviderName | None) -> Resuming:
+        return Resuming(lambda: new_decoder(provider, self._max_frame), reading.emit,
+                        reading.fold, self._max_frame, self._reconnects, self._delay)
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         target = self._target
@@ -112,20 +119,24 @@ class _HttpxSource(EventSource):
         _check(response)
         held.hold(response)
         chunks: Iterator[bytes] | None = None
+        opened = [response]
         try:
             if reading.stopped():
                 return
-            _refuse_read(response)
+            refuse_read(response)
             provider = self._provider or _provider(response)
             _set_read_timeout(response, self._idle_timeout)  # (every body: error, whole, stream)
-            chunks = iter(_body_reads(response, "iter_raw", "iter_bytes"))
+            chunks = iter(body_reads(response, "iter_raw", "iter_bytes"))
             if response.status_code >= 400:
                 raise http_error(
-                    response.status_code, _head(chunks), response.headers, provider,
+                    response.status_code, head(chunks), response.headers, provider,
                     now=time.time(),
                 )
             if wants_body(response.headers.get("content-type"), _path(response)):
-                read_nonstream(_whole(chunks, self._max_frame), provider, reading.emit)
+                read_nonstream(whole(chunks, self._max_frame), provider, reading.emit)
+                return
+            if self._reconnect is not None:
+                self._resume_sync(reading, chunks, provider, held, opened)
                 return
             decode_all(
                 new_decoder(provider, self._max_frame), chunks, reading.emit, reading.stopped,
@@ -135,7 +146,30 @@ class _HttpxSource(EventSource):
             held.release()
             if chunks is not None and hasattr(chunks, "close"):
                 chunks.close()
-            response.close()
+            for each in opened:
+                each.close()
+
+    def _resume_sync(self, reading: Reading, chunks: Iterator[bytes], provider: Any,
+                     held: Held, opened: list[Any]) -> None:
+        """Read on after a drop: each continuation ``reconnect(cursor)`` opens."""
+        reconnect = self._reconnect
+        assert reconnect is not None
+
+        def reopen(cursor: Cursor) -> Iterator[bytes]:
+            opened[-1].close()
+            response = opening(lambda: reconnect(cursor))
+            _check(response)
+            opened.append(response)
+            held.hold(response)
+            _set_read_timeout(response, self._idle_timeout)
+            reads: Iterator[bytes] = iter(body_reads(response, "iter_raw", "iter_bytes"))
+            if response.status_code >= 400:
+                raise http_error(response.status_code, head(reads), response.headers,
+                                 provider, now=time.time())
+            return reads
+
+        decode_resuming(self._resuming(reading, provider), chunks, reading.stopped, reopen,
+                        held.disposed.wait)
 
     def _read_async(
         self, reading: Reading, target: Any, scheduler: abc.SchedulerBase | None
@@ -148,16 +182,22 @@ class _HttpxSource(EventSource):
             opened.append(response)
             chunks: AsyncIterator[bytes] | None = None
             try:
-                _refuse_read(response)
+                refuse_read(response)
                 provider = self._provider or _provider(response)
-                chunks = _body_reads(response, "aiter_raw", "aiter_bytes").__aiter__()
+                chunks = body_reads(response, "aiter_raw", "aiter_bytes").__aiter__()
                 if response.status_code >= 400:
-                    body = await _ahead(chunks, self._idle_timeout, ERROR_BODY_LIMIT)
+                    body = await ahead(chunks, self._idle_timeout, ERROR_BODY_LIMIT)
                     raise http_error(response.status_code, body, response.headers, provider,
                                      now=time.time())
                 if wants_body(response.headers.get("content-type"), _path(response)):
-                    body = await _ahead(chunks, self._idle_timeout, self._max_frame, whole=True)
+                    body = await ahead(chunks, self._idle_timeout, self._max_frame, whole=True)
                     read_nonstream(body, provider, reading.emit)
+                    return
+                if self._reconnect is not None:
+                    await decode_resuming_async(
+                        self._resuming(reading, provider), chunks, reading.stopped,
+                        lambda cursor: self._reopen(cursor, opened, provider), self._idle_timeout,
+                    )
                     return
                 await decode_all_async(
                     new_decoder(provider, self._max_frame), chunks, reading.emit,
@@ -166,7 +206,8 @@ class _HttpxSource(EventSource):
             finally:
                 if chunks is not None and hasattr(chunks, "aclose"):
                     await chunks.aclose()
-                await response.aclose()
+                for each in opened:
+                    await each.aclose()
 
         def never_started() -> None:  # (cancelled before its first step: close it anyway)
             if inspect.isawaitable(target):
@@ -182,6 +223,24 @@ class _HttpxSource(EventSource):
             if inspect.isawaitable(target):
                 close_awaitable(target)
             raise
+
+
+    async def _reopen(self, cursor: Cursor, opened: list[Any],
+                      provider: ProviderName | None) -> AsyncIterator[bytes]:
+        """The continuation ``reconnect(cursor)`` opens (the last connection closed)."""
+        reconnect = self._reconnect
+        assert reconnect is not None
+        await opened[-1].aclose()
+        target = opening(lambda: reconnect(cursor))
+        response = await awaited(target) if inspect.isawaitable(target) else target
+        _check(response)
+        opened.append(response)
+        reads: AsyncIterator[bytes] = body_reads(response, "aiter_raw", "aiter_bytes").__aiter__()
+        if response.status_code >= 400:
+            body = await ahead(reads, self._idle_timeout, ERROR_BODY_LIMIT)
+            raise http_error(response.status_code, body, response.headers, provider,
+                             now=time.time())
+        return reads
 
 
 def _loop_available(scheduler: abc.SchedulerBase | None) -> bool:
@@ -202,36 +261,6 @@ def close_awaitable(value: Any) -> None:
         close()
 
 
-def _holds_body(response: Any) -> bool:
-    """Whether the response holds its whole body, read already (``client.post()`` without
-    ``stream=True``, a ``MockTransport`` reply, an error body someone read to log it): its
-    ``iter_bytes`` / ``aiter_bytes`` then give those bytes (decoded), not the socket's."""
-    try:
-        return isinstance(response.content, (bytes, bytearray))
-    except Exception:  # noqa: BLE001 - httpx's ResponseNotRead (a streamed body, not read)
-        return False
-
-
-def _refuse_read(response: Any) -> None:
-    """A response whose body was streamed already (a second subscription to one streamed
-    response) fails with the response package's own ``StreamConsumed`` (a ``RuntimeError``),
-    as reading its body again with httpx does: it is no cut stream. A response that holds
-    its body is read from what it holds."""
-    if getattr(response, "is_stream_consumed", False) is not True or _holds_body(response):
-        return
-    try:
-        next(iter(response.iter_raw()))  # (httpx raises its StreamConsumed before any read)
-    except RuntimeError as error:
-        error.add_note(_READ_ONCE)
-        raise
-    raise RuntimeError(f"the response body was read already; {_READ_ONCE}")
-
-
-_READ_ONCE = ("from_httpx(response) reads a response once: to read a reply again, pass a "
-              "callable that opens a new response (each subscription calls it), or share() "
-              "the events")
-
-
 def _check(response: object) -> None:
     if not is_response(response):
         raise TypeError(
@@ -241,92 +270,8 @@ def _check(response: object) -> None:
         )
 
 
-def _body_reads(response: Any, raw: str, decoded: str) -> Any:
-    """The body's reads: as they came (``iter_raw`` / ``aiter_raw``, one generator and a
-    content decoder less per read) where that is what ``iter_bytes`` gives, a body with no
-    ``Content-Encoding`` (or ``identity``); a gzip, deflate, br or zstd body (or several
-    codings) inflated here in bounded pieces (so ``max_frame`` stops a compression bomb);
-    else decoded by the client. The shortcut obeys ``fast_paths(False)``. A response that holds
-    its body (read already) gives what it holds, decoded by the client when it read it."""
-    encoding = (response.headers.get("content-encoding") or "identity").strip().lower()
-    if not hasattr(response, raw) or _holds_body(response):
-        return getattr(response, decoded)()
-    inflate = inflater(encoding)
-    if inflate is not None:
-        reads = getattr(response, raw)()
-        return inflated(reads, inflate) if raw == "iter_raw" else ainflated(reads, inflate)
-    as_came = speed.active() and encoding == "identity"
-    return getattr(response, raw if as_came else decoded)()
-
-
 def _provider(response: Any) -> ProviderName | None:
     return provider_from_http(response.headers.get("content-type"), _path(response))
-
-
-def _head(chunks: Iterator[bytes]) -> bytes:
-    """The start of an error body (enough for any provider's JSON error; a cut one says
-    enough too)."""
-    pieces: list[bytes] = []
-    size = 0
-    try:
-        for piece in chunks:
-            pieces.append(piece)
-            size += len(piece)
-            if size >= ERROR_BODY_LIMIT:
-                break
-    except MemoryError:
-        raise
-    except Exception:  # noqa: BLE001 - the error body was cut: what arrived says enough
-        pass
-    return b"".join(pieces)[:ERROR_BODY_LIMIT]
-
-
-def _whole(chunks: Iterator[bytes], limit: int) -> bytes:
-    """A whole non-stream body, refused (`FrameTooLargeError`) as soon as its decoded size
-    passes ``limit``; a body cut short is a cut stream."""
-    pieces: list[bytes] = []
-    size = 0
-    try:
-        for piece in chunks:
-            size += len(piece)
-            if size > limit:
-                raise body_too_large(limit, b"".join(pieces[:1]) or piece)
-            pieces.append(piece)
-    except LlmRxError:  # (too large; a coding that cannot be read)
-        raise
-    except Exception as error:  # the byte source failed
-        raise source_failed(error) from error
-    return b"".join(pieces)
-
-
-async def _ahead(
-    chunks: AsyncIterator[bytes], idle_timeout: float | None, limit: int, *, whole: bool = False
-) -> bytes:
-    """The start of an error body (what arrived of a cut one, up to ``limit`` bytes), or
-    with ``whole`` the whole non-stream body (refused once its decoded size passes ``limit``;
-    cut short, a cut stream), each read bounded by ``idle_timeout``."""
-    pieces: list[bytes] = []
-    size = 0
-    try:
-        while whole or size < limit:
-            async with asyncio.timeout(idle_timeout):
-                try:
-                    piece = await chunks.__anext__()
-                except StopAsyncIteration:
-                    break
-            size += len(piece)
-            if whole and size > limit:
-                raise body_too_large(limit, b"".join(pieces[:1]) or piece)
-            pieces.append(piece)
-    except (asyncio.CancelledError, MemoryError):
-        raise
-    except Exception as error:  # the byte source failed (an error body: what came says enough)
-        if whole and isinstance(error, LlmRxError):  # (too large; a coding it cannot read)
-            raise
-        if whole:
-            raise source_failed(error) from error
-    body = b"".join(pieces)
-    return body if whole else body[:limit]
 
 
 def from_httpx(
@@ -335,6 +280,9 @@ def from_httpx(
     *,
     idle_timeout: float | None = None,
     max_frame: int = DEFAULT_MAX_FRAME,
+    reconnect: Callable[[Cursor], Any] | None = None,
+    reconnects: int = 3,
+    reconnect_delay: float = 0.5,
 ) -> Observable[Event]:
     """Events from a streamed ``httpx`` or ``httpx2`` response, sync or async.
 
@@ -372,10 +320,27 @@ def from_httpx(
             `StreamTimeoutError` (``None``: no limit).
         max_frame: The largest frame accepted, and the largest non-stream body, in bytes;
             a larger one is a `FrameTooLargeError`.
+        reconnect: Given a [`Cursor`][llm_rx.Cursor] (the last SSE ``id:``, the last
+            ``sequence_number``, the reply's id), opens the continuation of a stream whose
+            connection dropped (EOF before the provider's end, a socket that failed or
+            went idle): a response as ``response`` is (an awaitable of one for an async
+            one) that sends the events after the cursor, such as a ``Last-Event-ID``
+            request or OpenAI's ``GET /v1/responses/{id}?stream=true&starting_after=N``.
+            The same decoder reads it (the frame cut in half dropped), so the reply is
+            the one an unbroken connection gives. ``None``: a drop ends the reply, cut.
+        reconnects: Continuations asked in a row without a whole event between them
+            before the cut stands (its error says so in a note); a continuation refused
+            with a retryable status (429, 503) is one of them, waited at least its
+            ``Retry-After``.
+        reconnect_delay: Seconds before the first continuation of a gap, doubling (with
+            jitter, at most 30 s) for each next one in the same gap.
 
     Returns:
         A cold observable of the reply's events.
     """
     if not (is_response(response) or callable(response)):
         _check(response)
-    return _HttpxSource(response, provider, idle_timeout, max_frame)
+    if reconnects < 0 or reconnect_delay < 0:
+        raise ValueError("reconnects and reconnect_delay must not be negative")
+    return _HttpxSource(response, provider, idle_timeout, max_frame, reconnect,
+                        (reconnects, reconnect_delay))

@@ -19,6 +19,7 @@ from reactivex.scheduler import CurrentThreadScheduler
 
 from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError
 from ..events import Event
+from ..wire.resume import Cursor
 from ._async import read_async
 from ._engine import consumer_space
 from ._redis_entries import Ended, read_entry
@@ -34,10 +35,16 @@ _COUNT = 1024  # entries asked for per XREAD
 
 
 class RedisEntry(NamedTuple):
-    """An event with the id of its stream entry (pass it as ``after`` to resume there)."""
+    """An event with the id of its stream entry (pass it, or its ``cursor``, as ``after``
+    to resume there)."""
 
     id: str
     event: Event
+
+    @property
+    def cursor(self) -> Cursor:
+        """Where a reader goes on after this entry (the entry id as the last event id)."""
+        return Cursor(last_event_id=self.id)
 
 
 def _text(value: Any) -> str:
@@ -166,14 +173,14 @@ class _RedisSource(EventSource):
 
 @overload
 def from_redis(
-    client: Any, key: str, *, after: str = "0", heartbeat_timeout: float = ...,
+    client: Any, key: str, *, after: str | Cursor = "0", heartbeat_timeout: float = ...,
     with_ids: Literal[False] = False,
 ) -> Observable[Event]: ...
 
 
 @overload
 def from_redis(
-    client: Any, key: str, *, after: str = "0", heartbeat_timeout: float = ...,
+    client: Any, key: str, *, after: str | Cursor = "0", heartbeat_timeout: float = ...,
     with_ids: Literal[True],
 ) -> Observable[RedisEntry]: ...
 
@@ -182,7 +189,7 @@ def from_redis(
     client: Any,
     key: str,
     *,
-    after: str = "0",
+    after: str | Cursor = "0",
     heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
     with_ids: bool = False,
 ) -> Observable[Event] | Observable[RedisEntry]:
@@ -196,11 +203,15 @@ def from_redis(
     went away) with an ``IncompleteStreamError``, an entry ``to_redis`` did not write with a
     ``WireFormatError`` carrying it: each after the events before it. ``with_ids=True``
     gives `RedisEntry` items (the entry id beside each event), to resume from the
-    last id seen. A sync client is read on ``scheduler`` (by default on the subscribing
+    last id seen: ``after`` takes the id, or an [`llm_rx.Cursor`][llm_rx.Cursor] (its
+    ``last_event_id``; ``entry.cursor``), the one type every resumable source shares. A
+    sync client is read on ``scheduler`` (by default on the subscribing
     thread, which it blocks); an async one by a task on the running loop.
     """
     if heartbeat_timeout <= 0:
         raise ValueError(f"heartbeat_timeout must be positive, not {heartbeat_timeout!r}")
+    if isinstance(after, Cursor):
+        after = after.last_event_id or "0"
     if not with_ids:
         return _RedisSource(client, key, after, heartbeat_timeout, False)
     return redis_entries(client, key, after, heartbeat_timeout)

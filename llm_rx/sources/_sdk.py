@@ -18,6 +18,7 @@ from reactivex import operators as ops
 
 from ..events import Event
 from ..wire.providers import ProviderName
+from ..wire.resume import Cursor
 from ..wire.sdk import already_read, boto_event_stream, chunk_framer, wrapped_http_response
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._async import _AsyncSource, loop_for, running_loop
@@ -37,6 +38,7 @@ def from_sdk(
     *,
     idle_timeout: float | None = None,
     max_frame: int = DEFAULT_MAX_FRAME,
+    reconnect: Callable[[Cursor], Any] | None = None,
 ) -> Observable[Event]:
     """Events from what an official SDK's streaming call returned.
 
@@ -76,6 +78,11 @@ def from_sdk(
         idle_timeout: Seconds without a byte (a chunk) after which the reply ends with a
             `StreamTimeoutError` (``None``: no limit).
         max_frame: The largest frame accepted, in bytes; a larger one is a `FrameTooLargeError`.
+        reconnect: Given a [`Cursor`][llm_rx.Cursor], makes the streaming call that goes on
+            after a dropped connection (``client.responses.retrieve(cursor.reply_id,
+            stream=True, starting_after=cursor.sequence_number)``, an async client's
+            too), read by the same decoder as `from_httpx`'s ``reconnect`` reads it: for
+            the SDKs whose streams keep their HTTP response (openai, anthropic).
 
     Returns:
         A cold observable of the reply's events.
@@ -84,7 +91,7 @@ def from_sdk(
         raise TypeError("from_sdk() takes an SDK's stream object; for a body use from_bytes()")
     if callable(sdk_stream) and not any(
             hasattr(sdk_stream, name) for name in ("__iter__", "__aiter__", "__next__")):
-        return _calling(sdk_stream, provider, idle_timeout, max_frame)
+        return _calling(sdk_stream, provider, idle_timeout, max_frame, reconnect)
     if hasattr(sdk_stream, "__enter__") and type(sdk_stream).__name__.endswith("Manager"):
         raise TypeError(
             "from_sdk() takes the stream a stream manager gives: "
@@ -99,7 +106,11 @@ def from_sdk(
     response = wrapped_http_response(sdk_stream)
     if response is not None:
         _refuse_read(response)
-        return from_httpx(response, provider, idle_timeout=idle_timeout, max_frame=max_frame)
+        return from_httpx(response, provider, idle_timeout=idle_timeout, max_frame=max_frame,
+                          reconnect=None if reconnect is None else _responses_of(reconnect))
+    if reconnect is not None:
+        raise ValueError("from_sdk(reconnect=) reads the continuation's HTTP response: an "
+                         "openai or anthropic stream (this SDK's stream keeps none)")
     boto = boto_event_stream(sdk_stream)
     if boto is not None:
         stream, told = boto
@@ -125,14 +136,15 @@ def from_sdk(
 
 def _calling(
     call: Callable[[], Any], provider: ProviderName | None, idle_timeout: float | None,
-    max_frame: int,
+    max_frame: int, reconnect: Callable[[Cursor], Any] | None,
 ) -> Observable[Event]:
     """``from_sdk(call)``: each subscription makes the streaming call (``call()``, or the
     awaitable it returns awaited on the loop) and reads the stream it gives; an HTTP error
     the call raises is the `ProviderError` of that reply."""
 
     def read(stream: Any) -> Observable[Event]:
-        return from_sdk(stream, provider, idle_timeout=idle_timeout, max_frame=max_frame)
+        return from_sdk(stream, provider, idle_timeout=idle_timeout, max_frame=max_frame,
+                        reconnect=reconnect)
 
     def subscribe_to(scheduler: abc.SchedulerBase) -> Observable[Event]:
         made = opening(call)
@@ -150,6 +162,30 @@ def _calling(
         return reactivex.from_future(later).pipe(ops.flat_map(read))
 
     return reactivex.defer(subscribe_to)
+
+
+def _responses_of(reconnect: Callable[[Cursor], Any]) -> Callable[[Cursor], Any]:
+    """``reconnect``, giving the HTTP response of the SDK stream it makes (an awaitable of
+    it for an async client's call)."""
+
+    def http(stream: Any) -> Any:
+        response = wrapped_http_response(stream)
+        if response is None:
+            raise TypeError("from_sdk(reconnect=): the continuation is no openai or "
+                            f"anthropic stream ({type(stream).__name__})")
+        return response
+
+    def continuation(cursor: Cursor) -> Any:
+        made = reconnect(cursor)
+        if not inspect.isawaitable(made):
+            return http(made)
+
+        async def opened() -> Any:
+            return http(await made)
+
+        return opened()
+
+    return continuation
 
 
 def _no_idle_timeout(idle_timeout: float | None, sdk: str) -> None:

@@ -93,6 +93,13 @@ class Decoder(ABC):
         the wrapper only passes reads on (a source may then call it directly)."""
         return self
 
+    def reconnected(self) -> bool:
+        """The connection was cut, and a continuation of the same reply will follow from
+        the frame after the last whole one (a resumed stream): whether this wire can go on
+        so (then the unfinished frame is dropped and every state of the reply is kept). A
+        wire with no event ids to resume from (NDJSON, a binary event stream) cannot."""
+        return False
+
     def fold_into(self, fold: TextFold | None) -> None:
         """Say that the events go only to a fold, which may take a delta's string directly.
 
@@ -226,6 +233,12 @@ class SSEPayloadDecoder(Decoder):
 
     def decode(self, chunk: bytes) -> list[Event]:
         return self._run(self._sse.decode_payloads, chunk, self._frames)
+
+    def reconnected(self) -> bool:
+        if self.finished:
+            return False
+        self._sse.reconnected()
+        return True
 
     def decode_payload(self, data: bytes, event: str = "message") -> list[Event]:
         """Decode one event framed elsewhere (a WebSocket message, an event another client

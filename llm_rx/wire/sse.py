@@ -88,6 +88,16 @@ class SSEDecoder:
         return (self._started and not self._pending and not self._skip_lf
                 and self.last_event_id is None)
 
+    def reconnected(self) -> None:
+        """The connection was cut and a new one goes on with the event after the last one
+        dispatched (``Last-Event-ID``, a provider's resume): the unfinished event is
+        dropped, as a browser's ``EventSource`` drops it, and the new body's first bytes
+        are checked for a BOM again; the last event id is kept."""
+        self._pending.clear()
+        self._skip_lf = False
+        self._started = False
+        self._head = b""
+
     def decode(self, chunk: bytes) -> list[SSEEvent]:
         """The events `chunk` completed.
 

@@ -274,7 +274,7 @@ def test_ag_ui_validate_command_passes_the_recorded_run(name: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize("upto", [5, 40, 60])  # (inside the reasoning, the text, at its end)
-def test_ui_cancelled_source_is_an_abort_and_a_run_error(upto: int) -> None:
+def test_ui_cancelled_source_is_an_abort_and_a_cancelled_run(upto: int) -> None:
     events: list[Event] = []
     llm_rx.from_bytes(capture("anthropic/thinking-signature.sse").data, "anthropic").subscribe(
         events.append)
@@ -288,20 +288,21 @@ def test_ui_cancelled_source_is_an_abort_and_a_run_error(upto: int) -> None:
     body = run.encode(events[:upto]) + run.finish(cancelled)
     kinds = [event["type"] for event in ag_ui_events(body)]
     last = ag_ui_events(body)[-1]
-    assert (last["type"], last["code"]) == ("RUN_ERROR", "cancelled")  # (never finished)
-    assert "RUN_FINISHED" not in kinds
+    assert (last["type"], last["outcome"]) == ("RUN_FINISHED", {"type": "cancelled"})
+    assert last["metadata"] == {"stopReason": "interrupted"}
+    assert "RUN_ERROR" not in kinds  # (a user's stop is no error)
     report = ag_ui_report(body)
     assert (report.summary.errors, report.summary.warnings) == (0, 0), report.diagnostics
 
 
-def test_ag_ui_cancelled_inside_a_tool_call_is_a_run_error() -> None:
+def test_ag_ui_cancelled_inside_a_tool_calls_arguments_is_a_run_error() -> None:
     events: list[Event] = []
     cap = capture("openai/chat-parallel-tool-calls.sse")
     llm_rx.from_bytes(cap.data, cap.provider).subscribe(events.append)
     upto = next(i for i, e in enumerate(events) if type(e).__name__ == "ToolArgsDelta") + 2
     run = llm_rx.encoders.make_encoder("ag-ui")
     body = run.encode(events[:upto]) + run.finish(llm_rx.errors.CancelledStreamError("gone"))
-    last = ag_ui_events(body)[-1]
+    last = ag_ui_events(body)[-1]  # (a call cut in its arguments can never end: no finish)
     assert (last["type"], last["code"]) == ("RUN_ERROR", "cancelled")
     assert ag_ui_report(body).summary.errors == 0
 

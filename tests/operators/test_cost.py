@@ -284,3 +284,38 @@ def test_cost_anthropic_cache_writes_kept_an_hour_at_their_own_rate(compacted: b
     assert cost.cache_write == (Decimal("3.75") * (writes - hour) + Decimal(6) * hour) / 1_000_000
     assert cost.server_tools is None  # (every part accounted for: nothing left over)
     assert cost.input == Decimal(3) * fresh / 1_000_000
+
+
+def test_cost_of_a_stopped_reply_without_output_tokens_is_at_least_its_input() -> None:
+    # bug class: a reply stopped before its usage priced as free, or not priced at all
+    from llm_rx.events import BlockStart
+
+    stop: reactivex.subject.Subject[Any] = reactivex.subject.Subject()
+    events: list[Event] = [
+        MessageStart("anthropic", "claude-sonnet-4-20250514", "msg_1"),
+        UsageUpdate(Usage(input_tokens=1000)), BlockStart(0, "text"), TextDelta(0, "Hel")]
+
+    def press(event: Event) -> None:
+        if type(event) is TextDelta:
+            stop.on_next(True)
+
+    costs = _costs(reactivex.from_iterable(events).pipe(
+        ops.do_action(press), lxo.stop_on(stop)))
+    cost, error = costs
+    assert isinstance(error, llm_rx.CancelledStreamError)
+    assert (cost.complete, cost.total, cost.output) == (False, None, None)
+    whole = genai_prices.calc_price(
+        genai_prices.Usage(input_tokens=1000), "claude-sonnet-4-20250514",
+        provider_id="anthropic", genai_request_timestamp=AT)
+    assert cost.at_least == Decimal(whole.total_price)
+    assert cost.input == cost.at_least
+    assert cost.reason.startswith("output tokens not reported")
+    assert cost.text() == f"cost: at least ${cost.at_least.normalize()} (output tokens not " \
+        "reported)"
+
+
+def test_cost_of_a_complete_reply_without_output_tokens_is_still_unknown() -> None:
+    events = [MessageStart("anthropic", "claude-sonnet-4-20250514"),
+              UsageUpdate(Usage(input_tokens=1000)), MessageStop("end_turn")]
+    (cost,) = _costs(reactivex.from_iterable(events))
+    assert (cost.total, cost.at_least, cost.reason) == (None, None, "output tokens not reported")

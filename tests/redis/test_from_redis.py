@@ -117,6 +117,18 @@ def test_from_redis_resumes_after_the_last_id_it_saw(server: RedisServer) -> Non
     assert fold([entry.event for entry in first + rest]) == produced
 
 
+def test_from_redis_resumes_from_a_cursor(server: RedisServer) -> None:
+    client: Any = server.client()
+    _produce(client, "k", TEXT)
+    first: list[RedisEntry] = from_redis(client, "k", with_ids=True).pipe(
+        ops.take(3), ops.to_list()
+    ).run()
+    cursor = first[-1].cursor
+    assert cursor == llm_rx.Cursor(last_event_id=first[-1].id)
+    rest: list[Event] = from_redis(client, "k", after=cursor).pipe(ops.to_list()).run()
+    assert [entry.event for entry in first] + rest == events_of(TEXT)
+
+
 def test_from_redis_producer_killed_mid_reply_ends_incomplete(server: RedisServer) -> None:
     events = events_of(TEXT)
     producer = spawn("producer", server.port, "k", TEXT.name, "--stop-after", 5)
