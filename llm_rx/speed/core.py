@@ -161,6 +161,13 @@ class Scanning:
             raise
         return out
 
+    def reconnected(self) -> bool:
+        """(``Decoder.reconnected``: a frame held here was cut by the drop, as the framer's.)"""
+        going_on: bool = super().reconnected()  # type: ignore[misc]
+        if going_on:
+            self._core_held = b""
+        return going_on
+
     def _python(self, piece: bytes, out: list[Event]) -> None:
         """Bytes the decoder reads itself; an error it raises carries the read's events
         before it too."""
