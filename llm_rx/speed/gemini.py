@@ -59,21 +59,32 @@ class GeminiShortcuts(TemplateFrames, GeminiDecoder):
 
     def _took(self, values: list[str], chunk: bytes, first: int, last: int, same: bool,
               out: list[Event]) -> None:
-        """A run of learnt chunks the compiled core read. Their counts have the learnt
-        chunk's keys, those of the counts sent last (the learnt chunk's own went through
-        ``_usage``), so each chunk's ``_usage`` would only hold its counts when they changed:
-        the run's effect is its last counts held, if any chunk's differed from the one before
-        (``same`` says whether the run's did), and only those are parsed."""
+        """A run of learnt chunks the compiled core read, as ``_data`` reads each. Their
+        counts all have the same keys; where those are the keys of the counts sent last (the
+        usual case), each chunk's ``_usage`` would only hold its counts when they changed: the
+        run's effect is its last counts held, if any chunk's differed from the one before
+        (``same`` says whether the run's did), and only those are parsed. Otherwise the first
+        chunk's counts go out after its text, as ``_usage`` sends them."""
         spans = self._spans
         raw = self._core_raw  # type: ignore[attr-defined]
         assert spans is not None
         assert raw is not None
+        head = len(raw.pieces[0]) - len(spans.prefix)
+
+        def usage_at(start: int) -> Any:  # (the frame from ``start``, without its blank line)
+            end = self._frame_end(chunk, start)  # type: ignore[attr-defined]
+            return spans.usage(chunk[start + head : end].rstrip(b"\r\n"))
+
+        usage = usage_at(last)
+        sent = self._usage_sent
+        if usage and (sent is None or sent.keys() != usage.keys()):  # (other keys: sent)
+            if values[0]:
+                out.append(new_event(TextDelta, (spans.block, values[0])))
+            self._usage(usage_at(first), out)
+            values = values[1:]
         if "" in values:
             values = [text for text in values if text]
         self._deliver(TextDelta, spans.block, values, out)  # type: ignore[attr-defined]
-        end = self._frame_end(chunk, last)  # type: ignore[attr-defined]
-        head = len(raw.pieces[0]) - len(spans.prefix)
-        usage = spans.usage(chunk[last + head : end].rstrip(b"\r\n"))
         if usage and (not same or usage != self._last_usage):
             self._last_usage = usage
             self._usage_due = True
