@@ -24,13 +24,16 @@ from ..response import StopReason, Usage
 __all__ = [
     "ANTHROPIC_CITATIONS",
     "BODY_STOP",
+    "INTERACTIONS_STATUS",
     "STOP",
     "anthropic_body_usage",
     "anthropic_usage",
     "bedrock_usage",
     "cohere_usage",
     "gemini_body_usage",
+    "gemini_interactions_usage",
     "gemini_usage",
+    "interactions_status",
     "ollama_usage",
     "openai_chat_body_usage",
     "openai_chat_usage",
@@ -234,3 +237,46 @@ def cohere_usage(usage: Usage) -> dict[str, Any] | None:
     out: dict[str, Any] = {"tokens": tokens} if tokens else {}
     put_count(out, "cached_tokens", usage.cache_read_tokens)
     return out
+
+
+#: The interaction status each stop reason names (the statuses an interaction ends with).
+INTERACTIONS_STATUS: dict[StopReason, str] = {
+    "end_turn": "completed", "stop_sequence": "completed", "refusal": "completed",
+    "content_filter": "completed", "tool_use": "requires_action", "max_tokens": "incomplete",
+    "pause_turn": "requires_continuation",
+}
+
+
+def interactions_status(response: Any, same_provider: bool) -> str:
+    """An interaction's ``status`` for a ``Response``: its own for one of this wire, else
+    the one its stop names (``in_progress`` for a reply that did not end, ``failed`` for
+    one that ended in an error, ``cancelled`` for a cancelled one)."""
+    native = response.native_stop_reason
+    if same_provider and isinstance(native, str) and native:
+        return native
+    error = response.error
+    if error is not None and error.kind == "cancelled":
+        return "cancelled"
+    if response.stop_reason == "error":
+        return "failed"
+    if not response.complete or response.stop_reason is None:
+        return "in_progress"
+    return INTERACTIONS_STATUS.get(response.stop_reason, "completed")
+
+
+def gemini_interactions_usage(usage: Usage) -> dict[str, Any] | None:
+    """An interaction's ``usage`` from canonical counts: ``total_output_tokens`` without the
+    thoughts (``total_thought_tokens``), ``total_tokens`` the sum of what was reported."""
+    out: dict[str, Any] = {}
+    reasoning = usage.reasoning_tokens
+    output = usage.output_tokens
+    if output is not None and reasoning is not None:
+        output = max(output - reasoning, 0)
+    put_count(out, "total_input_tokens", usage.input_tokens)
+    put_count(out, "total_cached_tokens", usage.cache_read_tokens)
+    put_count(out, "total_output_tokens", output)
+    put_count(out, "total_thought_tokens", reasoning)
+    counts = [count for count in (usage.input_tokens, usage.output_tokens) if count is not None]
+    if counts:
+        out["total_tokens"] = sum(counts)
+    return out or None
