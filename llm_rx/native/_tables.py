@@ -24,7 +24,6 @@ from ..response import StopReason, Usage
 __all__ = [
     "ANTHROPIC_CITATIONS",
     "BODY_STOP",
-    "INTERACTIONS_STATUS",
     "STOP",
     "anthropic_body_usage",
     "anthropic_usage",
@@ -64,6 +63,11 @@ STOP: dict[str, dict[StopReason, str]] = {
     "gemini": {
         "end_turn": "STOP", "tool_use": "STOP", "stop_sequence": "STOP", "pause_turn": "STOP",
         "max_tokens": "MAX_TOKENS", "content_filter": "SAFETY", "refusal": "SAFETY",
+    },
+    "gemini-interactions": {  # (the interaction's status)
+        "end_turn": "completed", "stop_sequence": "completed", "refusal": "completed",
+        "content_filter": "completed", "tool_use": "requires_action",
+        "max_tokens": "incomplete", "pause_turn": "requires_continuation",
     },
     "ollama": {
         "end_turn": "stop", "tool_use": "stop", "stop_sequence": "stop", "refusal": "stop",
@@ -239,14 +243,6 @@ def cohere_usage(usage: Usage) -> dict[str, Any] | None:
     return out
 
 
-#: The interaction status each stop reason names (the statuses an interaction ends with).
-INTERACTIONS_STATUS: dict[StopReason, str] = {
-    "end_turn": "completed", "stop_sequence": "completed", "refusal": "completed",
-    "content_filter": "completed", "tool_use": "requires_action", "max_tokens": "incomplete",
-    "pause_turn": "requires_continuation",
-}
-
-
 def interactions_status(response: Any, same_provider: bool) -> str:
     """An interaction's ``status`` for a ``Response``: its own for one of this wire, else
     the one its stop names (``in_progress`` for a reply that did not end, ``failed`` for
@@ -261,22 +257,24 @@ def interactions_status(response: Any, same_provider: bool) -> str:
         return "failed"
     if not response.complete or response.stop_reason is None:
         return "in_progress"
-    return INTERACTIONS_STATUS.get(response.stop_reason, "completed")
+    status = STOP["gemini-interactions"].get(response.stop_reason, "completed")
+    called = any(block.type == "tool_call" for block in response.content)
+    return "completed" if status == "requires_action" and not called else status
 
 
 def gemini_interactions_usage(usage: Usage) -> dict[str, Any] | None:
-    """An interaction's ``usage`` from canonical counts: ``total_output_tokens`` without the
-    thoughts (``total_thought_tokens``), ``total_tokens`` the sum of what was reported."""
+    """An interaction's ``usage`` from canonical counts, split as ``gemini_usage`` splits
+    them: ``total_output_tokens`` = output less the thoughts (``total_thought_tokens``), so
+    the totals read back are the ones given; ``total_tokens`` when input and output are
+    both known."""
+    if not usage.reported:
+        return None
     out: dict[str, Any] = {}
-    reasoning = usage.reasoning_tokens
-    output = usage.output_tokens
-    if output is not None and reasoning is not None:
-        output = max(output - reasoning, 0)
     put_count(out, "total_input_tokens", usage.input_tokens)
     put_count(out, "total_cached_tokens", usage.cache_read_tokens)
-    put_count(out, "total_output_tokens", output)
-    put_count(out, "total_thought_tokens", reasoning)
-    counts = [count for count in (usage.input_tokens, usage.output_tokens) if count is not None]
-    if counts:
-        out["total_tokens"] = sum(counts)
-    return out or None
+    if usage.output_tokens is not None:
+        out["total_output_tokens"] = usage.output_tokens - (usage.reasoning_tokens or 0)
+    put_count(out, "total_thought_tokens", usage.reasoning_tokens)
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        out["total_tokens"] = usage.input_tokens + usage.output_tokens
+    return out

@@ -6,17 +6,25 @@ text ``summary``, its ``signature``), a ``text`` block a ``model_output`` step (
 as the text's ``annotations``), a tool call a ``function_call`` step (``arguments`` the
 object), an ``opaque`` block of this wire (a built-in tool's call or result, an image) its
 step verbatim. The ``status`` is the stop's native one when the reply came from this wire,
-else the one the stop reason names (``requires_action`` for ``tool_use``; a reply that did
-not end is ``in_progress``). Usage is the interaction's own object when it came from this
-wire, else the canonical counts in its spelling. Another provider's signatures are not
-Gemini's and are left out.
+else the one the stop reason names (``requires_action`` for ``tool_use`` with a call; a
+reply that did not end is ``in_progress``). Usage is the interaction's own object when it
+came from this wire, else the canonical counts in its spelling. A refusal is the answer's
+text. Another provider's signatures are not Gemini's and are left out.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..response import Block, OpaqueBlock, Response, TextBlock, ThinkingBlock, ToolCallBlock
+from ..response import (
+    Block,
+    OpaqueBlock,
+    RefusalBlock,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
 from ._shared import arguments_object, usage_body
 from ._tables import gemini_interactions_usage, interactions_status
 
@@ -34,6 +42,8 @@ def _step(block: Block, same: bool) -> dict[str, Any] | None:
             step["summary"] = [{"type": "text", "text": block.text}]
         step["signature"] = block.signature if same and block.signature else ""
         return step
+    if isinstance(block, RefusalBlock):  # (a refusal is the answer's text here)
+        return {"type": "model_output", "content": [{"type": "text", "text": block.text}]}
     if isinstance(block, TextBlock):
         content: dict[str, Any] = {"type": "text", "text": block.text}
         if same and block.citations:
@@ -52,7 +62,7 @@ def _step(block: Block, same: bool) -> dict[str, Any] | None:
         if block.kind in _MEDIA:
             return {"type": "model_output", "content": [dict(block.raw)]}
         return dict(block.raw)
-    return None  # a refusal, or another provider's server-side block: no step
+    return None  # another provider's server-side block: no step
 
 
 def interaction_steps(response: Response) -> list[dict[str, Any]]:

@@ -183,11 +183,10 @@ class GeminiInteractionsDecoder(SSEPayloadDecoder):
             for part in array(step.get("summary") or [], "a thought's summary"):
                 self._thought(state, part, out)
             self._sign(state, step.get("signature"), out)
-        elif kind in TEXT_STEPS:
+        elif kind in TEXT_STEPS:  # (its text block opens with its first text or citation)
             state = self._steps[number] = _Step("text", step)
-            self._open(state, out)
             if kind == "text" and isinstance(step.get("text"), str) and step["text"]:
-                out.append(TextDelta(state.block, step["text"]))  # (legacy: text given whole)
+                self._text(state, step["text"], out)  # (legacy: text given whole)
             for part in array(step.get("content") or [], "a model output's content"):
                 self._content(state, mapping(part, "a content"), out)
         elif kind in CALL_STEPS:
@@ -215,12 +214,9 @@ class GeminiInteractionsDecoder(SSEPayloadDecoder):
         if state.kind == "opaque":
             state.raw.update({key: value for key, value in delta.items() if key != "type"})
         elif kind == "text" and state.kind == "text":
-            text = delta.get("text")
-            if isinstance(text, str) and text:
-                out.append(TextDelta(state.block, text))
+            self._text(state, delta.get("text"), out)
         elif kind in ("text_annotation_delta", "text_annotation") and state.kind == "text":
-            for citation in array(delta.get("annotations") or [], "annotations"):
-                out.append(CitationDelta(state.block, citation))
+            self._cite(state, delta.get("annotations"), out)
         elif kind == "thought_summary" and state.kind == "thinking":
             self._thought(state, delta.get("content", delta), out)
         elif kind == "thought_signature":
@@ -228,7 +224,7 @@ class GeminiInteractionsDecoder(SSEPayloadDecoder):
         elif kind in ("arguments_delta", "function_call") and state.kind == "tool_call":
             self._arguments(state, delta, out)
         elif kind in _MEDIA or state.kind == "text":
-            self._media(delta, out)
+            self._media(state, delta, out)
         else:
             out.append(Opaque("step.delta", frame))
         self._snapshot(mapping(frame.get("metadata") or {}, "metadata").get("total_usage"), out)
@@ -352,17 +348,29 @@ class GeminiInteractionsDecoder(SSEPayloadDecoder):
             state.signed = True
             out.append(SignatureDelta(state.block, signature))
 
+    def _text(self, state: _Step, text: Any, out: list[Event]) -> None:
+        if isinstance(text, str) and text:
+            if state.block < 0:
+                self._open(state, out)
+            out.append(TextDelta(state.block, text))
+
+    def _cite(self, state: _Step, citations: Any, out: list[Event]) -> None:
+        for citation in array(citations or [], "annotations"):
+            if state.block < 0:
+                self._open(state, out)
+            out.append(CitationDelta(state.block, citation))
+
     def _content(self, state: _Step, part: dict[str, Any], out: list[Event]) -> None:
         if part.get("type") == "text":
-            text = part.get("text")
-            if isinstance(text, str) and text:
-                out.append(TextDelta(state.block, text))
-            for citation in array(part.get("annotations") or [], "annotations"):
-                out.append(CitationDelta(state.block, citation))
+            self._text(state, part.get("text"), out)
+            self._cite(state, part.get("annotations"), out)
         else:
-            self._media(part, out)
+            self._media(state, part, out)
 
-    def _media(self, part: dict[str, Any], out: list[Event]) -> None:
+    def _media(self, state: _Step, part: dict[str, Any], out: list[Event]) -> None:
+        if state.block >= 0:  # (text after it is a block of its own, in order)
+            out.append(BlockStop(state.block))
+            state.block = -1
         index = self._next_block
         self._next_block += 1
         out.append(BlockStart(index, "opaque", name=str(part.get("type")), raw=part))
