@@ -53,10 +53,12 @@ def frames(data: bytes, target: str) -> list[str]:
 
 
 _OPENING = {"anthropic": "message_start", "openai-responses": "response.created",
-            "bedrock-converse": "messageStart", "cohere": "message-start"}
+            "bedrock-converse": "messageStart", "cohere": "message-start",
+            "gemini-interactions": "interaction.created"}
 _TERMINAL = {"anthropic": ["message_delta", "message_stop"], "openai-chat": ["[DONE]"],
              "openai-responses": ["response.completed"], "ollama": ["done"],
-             "bedrock-converse": ["messageStop", "metadata"], "cohere": ["message-end"]}
+             "bedrock-converse": ["messageStop", "metadata"], "cohere": ["message-end"],
+             "gemini-interactions": ["interaction.completed", "done"]}
 
 
 @pytest.mark.parametrize("target", TARGETS)
