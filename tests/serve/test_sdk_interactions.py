@@ -7,6 +7,7 @@ gives.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from google import genai
 
 import llm_rx
+from llm_rx import operators as lxo
 from llm_rx.serve import EmulatorThread
 from llm_rx.serve._record_main import RecorderThread
 from llm_rx.testing import reply
@@ -154,3 +156,24 @@ def test_interactions_recorded_through_the_proxy(llm_rx_server: EmulatorThread,
     assert b"SECRET-KEY" not in saved.read_bytes()
     assert llm_rx.reassemble(saved) == llm_rx.reassemble(cap.data)
     assert events_reply(events).text == llm_rx.reassemble(cap.data).text
+
+
+@pytest.mark.parametrize("cap", params(CURRENT))
+def test_from_sdk_reads_the_interactions_stream(client: genai.Client, cap: Capture) -> None:
+    stream = client.interactions.create(model=model_of(cap), input="hi", stream=True)
+    response = llm_rx.from_sdk(stream).pipe(lxo.to_response()).run()
+    assert response == llm_rx.reassemble(cap.data)
+
+
+def test_from_sdk_reads_the_async_interactions_stream(llm_rx_server: EmulatorThread) -> None:
+    cap = capture("gemini-interactions/google-search-annotations.sse")
+
+    async def read() -> llm_rx.Response:
+        async with genai.Client(api_key="test", http_options={
+                "base_url": llm_rx_server.url}).aio as aclient:
+            stream = await aclient.interactions.create(model=model_of(cap), input="hi",
+                                                       stream=True)
+            response: llm_rx.Response = await llm_rx.from_sdk(stream).pipe(lxo.to_response())
+        return response
+
+    assert asyncio.run(read()) == llm_rx.reassemble(cap.data)
