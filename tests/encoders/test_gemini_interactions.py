@@ -93,3 +93,25 @@ def test_scripted_reply_as_an_interaction_stream() -> None:
     assert body["usage"] == {"total_input_tokens": 5, "total_output_tokens": 7,
                              "total_tokens": 12}
     assert interactions.Interaction.model_validate(body).status == "requires_action"
+
+
+def test_to_message_gives_the_steps_back_with_their_signatures() -> None:
+    data = capture("gemini-interactions/function-call-requires-action.sse").data
+    response = llm_rx.reassemble(data)
+    steps = llm_rx.to_message(response, "gemini-interactions")
+    assert [step["type"] for step in steps] == ["thought", "function_call"]
+    assert steps[0]["signature"] == response.content[0].signature
+    assert steps[1]["arguments"] == {"location": "San Francisco"}
+    request = interactions.CreateModelInteraction.model_validate(
+        {"model": "gemini-3-flash", "input": [*steps, {
+            "type": "function_result", "call_id": steps[1]["id"], "name": "getWeather",
+            "result": "sunny"}]})
+    assert isinstance(request.input, list)
+
+
+def test_to_message_leaves_another_providers_reasoning_out() -> None:
+    response = llm_rx.reassemble(capture("anthropic/adaptive-thinking-opus46.sse").data)
+    dropped: list[llm_rx.MessageDrop] = []
+    steps = llm_rx.to_message(response, "gemini-interactions", dropped=dropped)
+    assert "thought" not in [step["type"] for step in steps]
+    assert {drop.what for drop in dropped} == {"thinking"}
