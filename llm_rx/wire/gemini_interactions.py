@@ -102,14 +102,13 @@ _SCHEMA = (
 class _Step:
     """One step of the interaction: its kind, its block once opened, an opaque step's raw."""
 
-    __slots__ = ("block", "call", "kind", "raw", "signed")
+    __slots__ = ("block", "call", "kind", "raw")
 
     def __init__(self, kind: str, raw: dict[str, Any]) -> None:
         self.kind = kind  # "text" | "thinking" | "tool_call" | "opaque"
         self.block = -1  # (not opened yet)
         self.raw = raw  # the step as it stands (an opaque step's block is this)
         self.call: dict[str, Any] | None = None  # a legacy call's start, until its name comes
-        self.signed = False
 
 
 class GeminiInteractionsDecoder(SSEPayloadDecoder):
@@ -344,9 +343,11 @@ class GeminiInteractionsDecoder(SSEPayloadDecoder):
             out.append(ThinkingDelta(state.block, text))
 
     def _sign(self, state: _Step, signature: Any, out: list[Event]) -> None:
-        if isinstance(signature, str) and signature and state.block >= 0:
-            state.signed = True
-            out.append(SignatureDelta(state.block, signature))
+        if isinstance(signature, str) and signature:
+            if state.block < 0 and state.call is None:  # (kept: on the step's own block)
+                self._open(state, out)
+            if state.block >= 0:
+                out.append(SignatureDelta(state.block, signature))
 
     def _text(self, state: _Step, text: Any, out: list[Event]) -> None:
         if isinstance(text, str) and text:

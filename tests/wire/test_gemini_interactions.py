@@ -377,3 +377,12 @@ def test_gemini_interactions_another_providers_reply_as_a_body() -> None:
     assert isinstance(back, Response)
     assert back.text == "Hi"
     assert back.stop_reason == "tool_use"
+
+
+def test_gemini_interactions_signature_before_any_text_is_kept_on_its_step() -> None:
+    body = sse(created(), start(0, {"type": "model_output"}),
+               delta(0, {"type": "thought_signature", "signature": SIG}),
+               delta(0, {"type": "text", "text": "Hi"}), stop(0), completed())
+    (block,) = llm_rx.reassemble(body).content
+    assert isinstance(block, TextBlock)
+    assert (block.text, block.signature) == ("Hi", SIG)
