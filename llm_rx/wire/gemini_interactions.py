@@ -241,8 +241,8 @@ class GeminiInteractionsDecoder(SSEPayloadDecoder):
         self._read_interaction(interaction)
         if not self.started:
             self._begin(out)
-        elif self._model or self._id:  # (a resumed stream: the id and model come late)
-            out.append(MessageStart(self.provider, self._model, self._id))
+        elif not self._had_start and (self._model or self._id):  # (a resumed stream: the
+            out.append(MessageStart(self.provider, self._model, self._id))  # id comes late)
         for number in sorted(self._steps):
             self._close(self._steps.pop(number), out)
         self._metadata(interaction, out)
@@ -341,6 +341,8 @@ class GeminiInteractionsDecoder(SSEPayloadDecoder):
         text = part.get("text") if isinstance(part, dict) else None
         if isinstance(text, str) and text:
             out.append(ThinkingDelta(state.block, text))
+        elif isinstance(part, dict) and part.get("type") not in (None, "text"):
+            out.append(Opaque("thought_summary", part))  # (an image summary: kept, verbatim)
 
     def _sign(self, state: _Step, signature: Any, out: list[Event]) -> None:
         if isinstance(signature, str) and signature:

@@ -386,3 +386,22 @@ def test_gemini_interactions_signature_before_any_text_is_kept_on_its_step() -> 
     (block,) = llm_rx.reassemble(body).content
     assert isinstance(block, TextBlock)
     assert (block.text, block.signature) == ("Hi", SIG)
+
+
+def test_gemini_interactions_one_start_per_reply() -> None:
+    events, error = decode_events([capture("gemini-interactions/basic-thought-signature.sse")
+                                   .data], "gemini-interactions")
+    assert error is None
+    assert [type(event).__name__ for event in events].count("MessageStart") == 1
+
+
+def test_gemini_interactions_image_thought_summary_is_kept() -> None:
+    image = {"type": "image", "mime_type": "image/png", "data": "iVBORw0KGgo="}
+    body = sse(created(), start(0, {"type": "thought"}),
+               delta(0, {"type": "thought_summary", "content": image}),
+               delta(0, {"type": "thought_signature", "signature": SIG}), stop(0),
+               completed())
+    events, error = decode_events([body], "gemini-interactions")
+    assert error is None
+    assert any(type(event).__name__ == "Opaque" and event.raw == image for event in events)
+    assert llm_rx.reassemble(body).content[0].signature == SIG
