@@ -116,11 +116,12 @@ class GeminiInteractionsEncoder(Encoder):
         elif kind == "thinking":
             self._step(event.index, {"type": "thought"}, out)
         elif kind == "tool_call":
-            step: dict[str, Any] = {"type": "function_call", "id": event.id or "",
-                                    "name": event.name or "", "arguments": {}}
             extra = (event.meta or {}).get("step") if self.same else None
-            if isinstance(extra, dict):
-                step.update({key: value for key, value in extra.items() if key not in step})
+            step: dict[str, Any] = {"id": event.id or ""}
+            if isinstance(extra, dict):  # (the wire's own fields, where it put them)
+                step.update({key: value for key, value in extra.items()
+                             if key not in ("id", "type", "name", "arguments")})
+            step.update({"type": "function_call", "name": event.name or "", "arguments": {}})
             if not self.same:
                 self._args[event.index] = ObjectArguments()
             self._calls += 1
@@ -138,41 +139,41 @@ class GeminiInteractionsEncoder(Encoder):
                       event.raw)
 
     def _on_text(self, event: TextDelta, out: list[bytes]) -> None:
-        self._delta(event.index, {"type": "text", "text": event.text}, out)
+        self._delta(event.index, {"text": event.text, "type": "text"}, out)
 
     def _on_thinking(self, event: ThinkingDelta, out: list[bytes]) -> None:
-        self._delta(event.index, {"type": "thought_summary",
-                                  "content": {"type": "text", "text": event.text}}, out)
+        self._delta(event.index, {"content": {"text": event.text, "type": "text"},
+                                  "type": "thought_summary"}, out)
 
     def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None:
-        self._delta(event.index, {"type": "text", "text": event.text}, out)
+        self._delta(event.index, {"text": event.text, "type": "text"}, out)
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         shape = self._args.get(event.index)
         fragment = event.fragment if shape is None else shape.fragment(event.fragment)
         if fragment:
-            self._delta(event.index, {"type": "arguments_delta", "arguments": fragment}, out)
+            self._delta(event.index, {"arguments": fragment, "type": "arguments_delta"}, out)
 
     def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None:
         if not self.same or event.index not in self._steps:
             self.drop("signature", event.index, "another provider's signature is no Gemini "
                       "thought signature", event.signature)
             return
-        self._delta(event.index, {"type": "thought_signature",
-                                  "signature": event.signature}, out)
+        self._delta(event.index, {"signature": event.signature,
+                                  "type": "thought_signature"}, out)
 
     def _on_citation(self, event: CitationDelta, out: list[bytes]) -> None:
         citation = event.citation if self.same else _url_citation(event.citation)
         if citation is None or event.index not in self._steps:
             super()._on_citation(event, out)
             return
-        self._delta(event.index, {"type": "text_annotation_delta",
-                                  "annotations": [citation]}, out)
+        self._delta(event.index, {"annotations": [citation],
+                                  "type": "text_annotation_delta"}, out)
 
     def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None:
         shape = self._args.pop(start.index, None)
         if shape is not None and shape.end():  # (free text's closing, as {"_raw_arguments"})
-            self._delta(start.index, {"type": "arguments_delta", "arguments": shape.end()}, out)
+            self._delta(start.index, {"arguments": shape.end(), "type": "arguments_delta"}, out)
         number = self._steps.pop(start.index, None)
         if number is not None:
             self._event({"index": number, "event_type": "step.stop"}, out)

@@ -3,6 +3,7 @@ and by google-genai's own event types (the round-trip contract covers every capt
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -115,3 +116,14 @@ def test_to_message_leaves_another_providers_reasoning_out() -> None:
     steps = llm_rx.to_message(response, "gemini-interactions", dropped=dropped)
     assert "thought" not in [step["type"] for step in steps]
     assert {drop.what for drop in dropped} == {"thinking"}
+
+
+@pytest.mark.parametrize("name", ["basic-thought-signature", "function-call-requires-action",
+                                  "function-result-answer", "store-false-empty-ids"])
+def test_same_provider_translation_is_the_recording_but_for_event_ids(name: str) -> None:
+    """A recording of steps the encoder writes as the wire did (text, thoughts, calls) comes
+    back byte for byte, with an ``event_id`` on each event (built-in tool steps are written
+    whole at their start, and the early-2026 names as the current ones)."""
+    data = capture(f"gemini-interactions/{name}.sse").data
+    out = llm_rx.translate(data, to="gemini-interactions")
+    assert re.sub(rb',"event_id":"\d+"', b"", out) == data
