@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from google import genai
 
@@ -177,3 +178,17 @@ def test_from_sdk_reads_the_async_interactions_stream(llm_rx_server: EmulatorThr
         return response
 
     assert asyncio.run(read()) == llm_rx.reassemble(cap.data)
+
+
+def test_interactions_routes_refuse_a_foreign_host_and_an_unknown_event(
+        client: genai.Client, llm_rx_server: EmulatorThread) -> None:
+    cap = capture("gemini-interactions/basic-thought-signature.sse")
+    id_ = client.interactions.create(model=model_of(cap), input="hi").id
+    url = f"{llm_rx_server.url}/v1/interactions/{id_}"
+    assert httpx.get(url, timeout=10).status_code == 200
+    assert httpx.get(url, headers={"Host": "evil.example"}, timeout=10).status_code == 403
+    assert httpx.post(url + "/cancel", headers={"Origin": "https://evil.example"},
+                      timeout=10).status_code == 403
+    unknown = httpx.get(url, params={"stream": "true", "last_event_id": "999"}, timeout=10)
+    assert unknown.status_code == 400
+    assert unknown.json()["error"]["status"] == "INVALID_ARGUMENT"
