@@ -11,9 +11,12 @@ client calls on an interaction it created::
 An interaction is remembered when the emulator answers its create (a capture or a scripted
 reply, streamed or not) under the id its reply carries (a ``store: false`` reply's empty id
 is not kept, as the API keeps none); at most ``KEPT`` are kept, the oldest forgotten first.
-The stream of a retrieve is the reply written by the ``gemini-interactions`` encoder, whose
-events carry ``event_id`` 1, 2, ...: a resume sends the events after the one named (an id
-that is no event of the stream is a 400). An unknown id is a 404 in Gemini's error shape.
+The stream of a retrieve is the one the create sent when its events were numbered (a
+translated capture, a scripted reply: the ``gemini-interactions`` encoder numbers them
+``event_id`` 1, 2, ...), else the reply written by that encoder (a recording without
+``event_id``, a non-stream create): a resume sends the events after the one named (an id
+that is no event of the stream is a 400), so a stream cut by a fault resumes where it was
+cut. An unknown id is a 404 in Gemini's error shape.
 Cancelling marks the interaction ``cancelled`` (the emulator's replies are sent whole, so
 nothing is left running to stop); its retrieve then says so.
 """
@@ -53,10 +56,13 @@ class Interactions:
 
     def __init__(self) -> None:
         self._replies: OrderedDict[str, Reply] = OrderedDict()
+        self._frames: dict[str, list[bytes]] = {}  # the stream sent, where it was numbered
         self._cancelled: set[str] = set()
 
-    def remember(self, pieces: list[bytes]) -> None:
-        """Keep the interaction whose reply (a stream's frames, or its body) is ``pieces``."""
+    def remember(self, pieces: list[bytes], streamed: bool) -> None:
+        """Keep the interaction whose reply (a stream's frames, or its body) is ``pieces``:
+        a stream sent with numbered events is given again as it was sent (a resume names
+        its events), any other is written again by the encoder."""
         try:
             reply = reassemble(b"".join(pieces), _PROVIDER)
         except LlmRxError:
@@ -66,12 +72,24 @@ class Interactions:
         self._replies[reply.id] = reply
         self._replies.move_to_end(reply.id)
         self._cancelled.discard(reply.id)
+        self._frames.pop(reply.id, None)
+        if streamed and pieces and b'"event_id"' in pieces[0]:
+            self._frames[reply.id] = pieces
         while len(self._replies) > KEPT:
             gone, _ = self._replies.popitem(last=False)
             self._cancelled.discard(gone)
+            self._frames.pop(gone, None)
 
     def get(self, id: str) -> Reply | None:
         return self._replies.get(id)
+
+    def frames(self, id: str, reply: Reply) -> list[bytes]:
+        """The interaction's stream, its events numbered: as it was sent, or as the encoder
+        writes it (then the same at each retrieve)."""
+        sent = self._frames.get(id)
+        if sent is None:
+            sent = self._frames[id] = scripted_pieces(reply, _ENDPOINT, True, _PROVIDER)
+        return sent
 
     def body(self, id: str) -> dict[str, object] | None:
         reply = self._replies.get(id)
@@ -88,10 +106,12 @@ class Interactions:
 
     def forget(self, id: str) -> bool:
         self._cancelled.discard(id)
+        self._frames.pop(id, None)
         return self._replies.pop(id, None) is not None
 
     def clear(self) -> None:
         self._replies.clear()
+        self._frames.clear()
         self._cancelled.clear()
 
 
@@ -126,7 +146,7 @@ async def _retrieve(request: Request) -> Response:
         return _missing(emulator, f"no interaction {id!r}")
     if request.query_params.get("stream", "").lower() != "true":
         return JSONResponse(emulator.interactions.body(id))
-    pieces = scripted_pieces(reply, _ENDPOINT, True, _PROVIDER)
+    pieces = emulator.interactions.frames(id, reply)
     last = request.query_params.get("last_event_id")
     if last:
         after = _after(pieces, last)

@@ -155,7 +155,7 @@ def choose(emulator: Emulator, endpoint: Endpoint, name: str | None, streamed: b
     retrieval (``_interactions.py``)."""
     answer = _chosen(emulator, endpoint, name, streamed, timed)
     if endpoint.provider == "gemini-interactions":
-        emulator.interactions.remember(answer.pieces)
+        emulator.interactions.remember(answer.pieces, streamed)
     return answer
 
 

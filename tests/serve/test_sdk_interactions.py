@@ -192,3 +192,32 @@ def test_interactions_routes_refuse_a_foreign_host_and_an_unknown_event(
     unknown = httpx.get(url, params={"stream": "true", "last_event_id": "999"}, timeout=10)
     assert unknown.status_code == 400
     assert unknown.json()["error"]["status"] == "INVALID_ARGUMENT"
+
+
+def test_interactions_stream_cut_then_resumed_is_the_whole_reply(
+        client: genai.Client, llm_rx_server: EmulatorThread) -> None:
+    """The AI SDK's resume, end to end: a stream cut by the emulator (``drop-after``), then
+    ``get(id, stream=True, last_event_id=...)`` from the last whole event; the first
+    connection's bytes and the resumed ones reassemble to the whole reply."""
+    source = capture("anthropic/thinking-signature.sse")  # (translated: numbered events)
+    whole = httpx.post(f"{llm_rx_server.url}/v1/interactions", timeout=10,
+                       json={"model": model_of(source), "stream": True}).content
+    first = b""
+    with httpx.stream("POST", f"{llm_rx_server.url}/v1/interactions", timeout=10,
+                      headers=llm_rx_server.headers(fault=f"drop-after={len(whole) // 2}"),
+                      json={"model": model_of(source), "stream": True}) as cut:
+        try:
+            for chunk in cut.iter_raw():
+                first += chunk
+        except httpx.HTTPError:
+            pass  # (the connection was cut: what arrived is kept)
+    kept = first[: first.rindex(b"\n\n") + 2]  # (the whole events)
+    assert not llm_rx.reassemble(kept, "gemini-interactions").complete
+    last = json.loads(kept.rsplit(b"data: ", 1)[1])
+    interaction = json.loads(kept.split(b"data: ", 2)[1].split(b"\n", 1)[0])["interaction"]
+    resumed = list(client.interactions.get(interaction["id"], stream=True,
+                                           last_event_id=last["event_id"]))
+    assert resumed[0].event_id == str(int(last["event_id"]) + 1)
+    joined = kept + b"".join(_sse(event) for event in resumed)
+    assert llm_rx.reassemble(joined, "gemini-interactions") == llm_rx.reassemble(
+        whole, "gemini-interactions")
