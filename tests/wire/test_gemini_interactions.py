@@ -405,3 +405,16 @@ def test_gemini_interactions_image_thought_summary_is_kept() -> None:
     assert error is None
     assert any(type(event).__name__ == "Opaque" and event.raw == image for event in events)
     assert llm_rx.reassemble(body).content[0].signature == SIG
+
+
+def test_gemini_interactions_body_of_a_reply_that_did_not_finish() -> None:
+    data = capture("gemini-interactions/basic-thought-signature.sse").data
+    cut = llm_rx.reassemble(data[: data.index(b"event: step.stop")], "gemini-interactions")
+    assert llm_rx.to_native(cut, "gemini-interactions")["status"] == "in_progress"
+    frame = {"error": {"message": "Deadline expired", "code": "gateway_timeout"},
+             "event_type": "error"}
+    failed = llm_rx.reassemble(sse(created(), frame, done=False))
+    assert llm_rx.to_native(failed, "gemini-interactions")["status"] == "failed"
+    other = llm_rx.reassemble(capture("anthropic/adaptive-thinking-opus46.sse").data[:400],
+                              "anthropic")
+    assert llm_rx.to_native(other, "gemini-interactions")["status"] == "in_progress"
