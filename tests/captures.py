@@ -20,6 +20,7 @@ _WIRE_FORMATS = {
     "openai-responses-sse": "openai-responses",
     "gemini-sse": "gemini",
     "gemini-json-array": "gemini",
+    "gemini-interactions-sse": "gemini-interactions",
     "ollama-chat-ndjson": "ollama",
     "ollama-generate-ndjson": "ollama",
     "bedrock-eventstream": "bedrock-converse",

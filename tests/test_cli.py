@@ -227,7 +227,7 @@ def test_bundled_capture_files_leave_out_bytecode_beside_the_module() -> None:
         stray.unlink()
     assert stray not in files
     assert {path.parent.name for path in files} == {
-        "anthropic", "bedrock", "cohere", "gemini", "ollama", "openai"}
+        "anthropic", "bedrock", "cohere", "gemini", "gemini-interactions", "ollama", "openai"}
     provenance = (bundled_folder() / "PROVENANCE.tsv").read_text().splitlines()[1:]
     assert len(files) == len(provenance)
 

@@ -39,6 +39,9 @@ def _terminal_offset(capture: Capture) -> int:
             rb'"(?:response\.completed|response\.incomplete|response\.failed|error)"',
             data,
         )
+    elif capture.provider == "gemini-interactions":  # (the early-2026 name is "complete")
+        match = re.search(rb'(?:event: ?[\w.]+\r?\n)?data: ?[^\n]*"event_type": ?'
+                          rb'"interaction\.complete', data)
     else:
         match = re.search(rb'data: ?[^\n]*"finish_reason": ?"|data: ?\[DONE\]', data)
     return match.start() if match else len(data)

@@ -17,6 +17,7 @@ from .anthropic import AnthropicEncoder
 from .bedrock import BedrockEncoder
 from .cohere import CohereEncoder
 from .gemini import GeminiArrayEncoder, GeminiEncoder
+from .gemini_interactions import GeminiInteractionsEncoder
 from .ollama import OllamaEncoder
 from .openai_chat import OpenAIChatEncoder
 from .openai_responses import OpenAIResponsesEncoder
@@ -32,6 +33,7 @@ ENCODERS: dict[str, Callable[[list[Dropped] | None], Encoder]] = {
     "bedrock-converse": BedrockEncoder,
     "cohere": CohereEncoder,
     "gemini": GeminiEncoder,
+    "gemini-interactions": GeminiInteractionsEncoder,
     "gemini-json-array": GeminiArrayEncoder,
     "ollama": OllamaEncoder,
     "openai-chat": OpenAIChatEncoder,
@@ -50,6 +52,7 @@ MEDIA_TYPES: dict[str, str] = {
     "bedrock-converse": "application/vnd.amazon.eventstream",
     "cohere": "text/event-stream",
     "gemini": "text/event-stream",
+    "gemini-interactions": "text/event-stream",
     "gemini-json-array": "application/json",
     "ollama": "application/x-ndjson",
     "openai-chat": "text/event-stream",

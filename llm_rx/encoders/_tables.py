@@ -93,6 +93,14 @@ DROPPED: dict[str, dict[str, str]] = {
         "raw_arguments": "(not lost) arguments that are no JSON object go as "
                          '{"_raw_arguments": "..."}',
     },
+    "gemini-interactions": {
+        "opaque:*": "another provider's block or frame",
+        "signature": "another provider's signature (no Gemini thought signature)",
+        "redacted_thinking": "another provider's redacted reasoning",
+        "citation": "a citation that names no URL",
+        "logprobs": "log-probabilities",
+        "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
+    },
     "ollama": {
         "opaque:*": "any server-side block or frame",
         "signature": "a signature",
@@ -155,6 +163,8 @@ WAITS: dict[str, str] = {
     "gemini": "a functionCall waits for its block's end (its args are whole); from Gemini "
               "itself a block's first part waits for the next event (a signature that "
               "follows goes on it); the finishReason chunk waits for the reply's end",
+    "gemini-interactions": "interaction.completed (status, usage) and [DONE] wait for the "
+                           "reply's end; every step goes out as it arrives",
     "ollama": "a tool call waits for its block's end (whole arguments); the done line "
               "waits for the reply's end",
     "bedrock-converse": "messageStop and metadata wait for the reply's end",

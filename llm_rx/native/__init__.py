@@ -18,6 +18,7 @@ from .anthropic import to_anthropic
 from .bedrock import to_bedrock
 from .cohere import to_cohere
 from .gemini import to_gemini
+from .gemini_interactions import to_gemini_interactions
 from .ollama import to_ollama
 from .openai_chat import to_openai_chat
 from .openai_completions import to_openai_completions
@@ -30,6 +31,7 @@ ENCODERS: dict[ProviderId, Callable[[Response], dict[str, Any]]] = {
     "bedrock-converse": to_bedrock,
     "cohere": to_cohere,
     "gemini": to_gemini,
+    "gemini-interactions": to_gemini_interactions,
     "ollama": to_ollama,
     "openai-chat": to_openai_chat,
     "openai-completions": to_openai_completions,

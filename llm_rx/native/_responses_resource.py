@@ -33,6 +33,9 @@ RESOURCE_FIELDS = (
     "tools", "top_logprobs", "top_p", "truncation", "usage", "user", "metadata",
 )
 
+#: The service tiers a Responses ``response`` names (another provider's, Gemini's
+#: ``standard``, is no OpenAI tier: the response says ``default``).
+_TIERS = frozenset({"auto", "default", "flex", "scale", "priority", "fast", "ultrafast"})
 _PREFIX = {"message": "msg", "reasoning": "rs", "function_call": "fc",
            "custom_tool_call": "ctc"}
 
@@ -129,7 +132,7 @@ def resource(
         "output": output, "parallel_tool_calls": True, "presence_penalty": 0.0,
         "frequency_penalty": 0.0, "previous_response_id": None,
         "prompt_cache_key": None, "reasoning": None, "safety_identifier": None,
-        "service_tier": tier if isinstance(tier, str) and tier else "default",
+        "service_tier": tier if tier in _TIERS else "default",
         "store": False, "temperature": 1.0, "text": {"format": {"type": "text"}},
         "tool_choice": "auto", "tools": _tools(tools), "top_logprobs": 0, "top_p": 1.0,
         "truncation": "disabled", "usage": resource_usage(usage), "user": None,

@@ -30,7 +30,9 @@ __all__ = [
     "bedrock_usage",
     "cohere_usage",
     "gemini_body_usage",
+    "gemini_interactions_usage",
     "gemini_usage",
+    "interactions_status",
     "ollama_usage",
     "openai_chat_body_usage",
     "openai_chat_usage",
@@ -61,6 +63,11 @@ STOP: dict[str, dict[StopReason, str]] = {
     "gemini": {
         "end_turn": "STOP", "tool_use": "STOP", "stop_sequence": "STOP", "pause_turn": "STOP",
         "max_tokens": "MAX_TOKENS", "content_filter": "SAFETY", "refusal": "SAFETY",
+    },
+    "gemini-interactions": {  # (the interaction's status)
+        "end_turn": "completed", "stop_sequence": "completed", "refusal": "completed",
+        "content_filter": "completed", "tool_use": "requires_action",
+        "max_tokens": "incomplete", "pause_turn": "requires_continuation",
     },
     "ollama": {
         "end_turn": "stop", "tool_use": "stop", "stop_sequence": "stop", "refusal": "stop",
@@ -233,4 +240,41 @@ def cohere_usage(usage: Usage) -> dict[str, Any] | None:
     put_count(tokens, "output_tokens", usage.output_tokens)
     out: dict[str, Any] = {"tokens": tokens} if tokens else {}
     put_count(out, "cached_tokens", usage.cache_read_tokens)
+    return out
+
+
+def interactions_status(response: Any, same_provider: bool) -> str:
+    """An interaction's ``status`` for a ``Response``: its own for one of this wire, else
+    the one its stop names (``in_progress`` for a reply that did not end, ``failed`` for
+    one that ended in an error, ``cancelled`` for a cancelled one)."""
+    native = response.native_stop_reason
+    if same_provider and isinstance(native, str) and native:
+        return native
+    error = response.error
+    if error is not None and error.kind == "cancelled":
+        return "cancelled"
+    if response.stop_reason == "error":
+        return "failed"
+    if not response.complete or response.stop_reason is None:
+        return "in_progress"
+    status = STOP["gemini-interactions"].get(response.stop_reason, "completed")
+    called = any(block.type == "tool_call" for block in response.content)
+    return "completed" if status == "requires_action" and not called else status
+
+
+def gemini_interactions_usage(usage: Usage) -> dict[str, Any] | None:
+    """An interaction's ``usage`` from canonical counts, split as ``gemini_usage`` splits
+    them: ``total_output_tokens`` = output less the thoughts (``total_thought_tokens``), so
+    the totals read back are the ones given; ``total_tokens`` when input and output are
+    both known."""
+    if not usage.reported:
+        return None
+    out: dict[str, Any] = {}
+    put_count(out, "total_input_tokens", usage.input_tokens)
+    put_count(out, "total_cached_tokens", usage.cache_read_tokens)
+    if usage.output_tokens is not None:
+        out["total_output_tokens"] = usage.output_tokens - (usage.reasoning_tokens or 0)
+    put_count(out, "total_thought_tokens", usage.reasoning_tokens)
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        out["total_tokens"] = usage.input_tokens + usage.output_tokens
     return out

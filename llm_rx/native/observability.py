@@ -19,6 +19,7 @@ _PRICE_PROVIDERS: Final[dict[str, tuple[str | None, ...]]] = {
     "bedrock-converse": ("aws",),
     "cohere": ("cohere",),
     "gemini": ("google",),
+    "gemini-interactions": ("google",),
     "ollama": (),  # a local model: no price list entry
     "openai-chat": ("openai", None),
     "openai-completions": ("openai",),
@@ -34,6 +35,7 @@ _SEMCONV: Final[dict[str, str]] = {
     "bedrock-converse": "aws.bedrock",
     "cohere": "cohere",
     "gemini": "gcp.gemini",
+    "gemini-interactions": "gcp.gemini",
     "ollama": "ollama",
     "openai-chat": "openai",
     "openai-completions": "openai",

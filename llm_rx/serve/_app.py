@@ -31,6 +31,7 @@ from ._error_bodies import error_body
 from ._faults import FAULT_HEADER, parse_fault, parse_pace
 from ._guard import HostGuard
 from ._index import CaptureIndex
+from ._interactions import interaction_routes
 from ._journal import JournalEntry
 from ._limits import Refused as _Refused
 from ._limits import read_body
@@ -135,7 +136,7 @@ def create_app(
     from ._websocket import responses_socket  # (it builds on this module)
 
     index = CaptureIndex.load(paths)
-    app = Starlette(routes=[*control_routes(), *background_routes(),
+    app = Starlette(routes=[*control_routes(), *background_routes(), *interaction_routes(),
                             Route("/{path:path}", _handle, methods=["POST"]),
                             Route("/{path:path}", model_list, methods=["GET"]),
                             WebSocketRoute("/{path:path}", responses_socket)],

@@ -8,6 +8,7 @@ place that knows them::
     POST /v1/messages                                    anthropic         body "stream"
     POST /v1/completions                                 openai-completions body "stream"
     POST /v2/chat                                        cohere            body "stream"
+    POST /v1/interactions (and /v1beta, /v1alpha)        gemini-interactions body "stream"
     POST /v1beta/models/{model}:streamGenerateContent    gemini            stream: SSE with
     POST /v1beta/models/{model}:generateContent          gemini            alt=sse, else an array
     POST /api/chat, /api/generate                        ollama            body "stream" (on)
@@ -61,6 +62,9 @@ _BODY_STREAMED = {
     "/v1/messages": Endpoint("anthropic", "sse"),
     "/v1/completions": Endpoint("openai-completions", "sse"),
     "/v2/chat": Endpoint("cohere", "sse"),
+    "/v1beta/interactions": Endpoint("gemini-interactions", "sse"),
+    "/v1alpha/interactions": Endpoint("gemini-interactions", "sse"),
+    "/v1/interactions": Endpoint("gemini-interactions", "sse"),
     "/api/chat": Endpoint("ollama", "chat", stream_default=True),
     "/api/generate": Endpoint("ollama", "generate", stream_default=True),
 }

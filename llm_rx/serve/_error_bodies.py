@@ -5,7 +5,7 @@ frame that reports an error inside a stream that already started (HTTP 200).
 
     openai-chat, -responses, ...   {"error": {"message", "type", "param", "code"}}
     anthropic                      {"type": "error", "error": {"type", "message"}, "request_id"}
-    gemini                         {"error": {"code", "message", "status"}}
+    gemini, gemini-interactions    {"error": {"code", "message", "status"}}
     ollama                         {"error": "message"}
     cohere                         {"id", "message"}
     bedrock-converse               {"message"} with the type in the x-amzn-ErrorType header
@@ -79,7 +79,7 @@ def error_body(provider: str, status: int, message: str) -> tuple[dict[str, Any]
         body = {"type": "error", "error": {"type": kind, "message": message},
                 "request_id": _REQUEST_ID}
         return body, {"request-id": _REQUEST_ID}
-    if provider == "gemini":
+    if provider in ("gemini", "gemini-interactions"):
         state = _GEMINI.get(status, "INVALID_ARGUMENT" if client else "INTERNAL")
         return {"error": {"code": status, "message": message, "status": state}}, {}
     if provider == "cohere":
@@ -116,6 +116,9 @@ def error_frame(provider: str, form: str, message: str, *, first: bool = False) 
         if form == "json-array":
             return (b"[" if first else b",\r\n") + orjson.dumps(body) + b"]"
         return b"data: " + orjson.dumps(body) + b"\r\n\r\n"
+    if provider == "gemini-interactions":
+        return _sse("error", {"error": {"message": message, "code": "unavailable"},
+                              "event_type": "error"})
     if provider == "bedrock-converse":
         headers = {":message-type": "exception", ":exception-type": "internalServerException",
                    ":content-type": "application/json"}

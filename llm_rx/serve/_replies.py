@@ -27,6 +27,7 @@ from ._defaults import IDLE_TIMEOUT, JOURNAL_BUDGET, MAX_BODY
 from ._endpoints import Endpoint, reframe, same_body
 from ._frames import split_frames
 from ._index import Capture, CaptureIndex
+from ._interactions import Interactions
 from ._journal import Journal
 from ._kept import Background
 from ._limits import Refused
@@ -63,16 +64,19 @@ class Emulator:
         self.journal = Journal(budget=journal_budget, keep_credentials=keep_credentials)
         self.fault: str | None = None
         self.background = Background()  # (the Responses background replies, by id)
+        self.interactions = Interactions()  # (the Interactions API's, for retrieval)
         self.replay_speed: float | None = None  # (a number: captures with a timing keep it)
 
     def reset(self) -> None:
-        """Forgets the scripted replies, the journal and the standing fault; the journal
+        """Forgets the scripted replies, the journal, the standing fault and the interactions
+        answered; the journal
         redacts credentials again unless the emulator was made to keep them."""
         self.script.clear()
         self.journal.clear()
         self.journal.keep_credentials = self._keep_credentials
         self.fault = None
         self.background.clear()
+        self.interactions.clear()
 
     def stop_streams(self) -> None:
         """Ends every stream being sent (the server is stopping); call on the app's loop."""
@@ -150,6 +154,16 @@ class Answer:
 
 def choose(emulator: Emulator, endpoint: Endpoint, name: str | None, streamed: bool,
            timed: bool = False) -> Answer:
+    """The reply to a request (see `_chosen`); an interaction is remembered for its
+    retrieval (``_interactions.py``)."""
+    answer = _chosen(emulator, endpoint, name, streamed, timed)
+    if endpoint.provider == "gemini-interactions":
+        emulator.interactions.remember(answer.pieces, streamed)
+    return answer
+
+
+def _chosen(emulator: Emulator, endpoint: Endpoint, name: str | None, streamed: bool,
+            timed: bool = False) -> Answer:
     """The reply to a request for ``name`` (the capture it names: its header, else its
     model): the queue's next reply first; ``timed``: with the capture's recorded timing.
     ``Refused`` when there is none to give."""

@@ -28,6 +28,7 @@ from ..errors import CancelledStreamError, IncompleteStreamError, LlmRxError
 from ..events import Event, UsageUpdate
 from ..response import Usage
 from ._boundary import attach_events
+from ._interactions_tables import usage_from_interactions
 from ._responses_items import usage_from_responses
 from .base import Decoder, TextFold
 from .cohere import usage_from_cohere
@@ -70,8 +71,21 @@ def _stop_field(field: str, where: Callable[[Mapping[str, Any]], Any] = lambda b
     return check
 
 
+def _interactions(body: Mapping[str, Any]) -> LlmRxError | None:
+    status = body.get("status")
+    raw = _raw("status", status)
+    if status == "cancelled":
+        return CancelledStreamError("the interaction was cancelled (status 'cancelled')", raw)
+    if status in ("queued", "in_progress") or not isinstance(status, str):
+        return IncompleteStreamError(
+            f"the interaction has not finished (status {status!r}): retrieve it again later",
+            raw)
+    return None
+
+
 _CHECKS: dict[str, Callable[[Mapping[str, Any]], LlmRxError | None]] = {
     "openai-responses": _responses,
+    "gemini-interactions": _interactions,
     "anthropic": _stop_field("stop_reason"),
     "bedrock-converse": _stop_field("stopReason"),
     "cohere": _stop_field("finish_reason"),
@@ -81,6 +95,7 @@ _CHECKS: dict[str, Callable[[Mapping[str, Any]], LlmRxError | None]] = {
 _END_USAGE: dict[str, Callable[[dict[str, Any]], Usage]] = {
     "openai-responses": usage_from_responses,
     "cohere": usage_from_cohere,
+    "gemini-interactions": usage_from_interactions,
 }
 
 

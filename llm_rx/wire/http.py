@@ -46,6 +46,7 @@ _PATHS: tuple[tuple[str, ProviderId], ...] = (
     ("/converse-stream", "bedrock-converse"),
     ("/converse", "bedrock-converse"),
     ("/v2/chat", "cohere"),
+    ("/interactions", "gemini-interactions"),
 )
 # Endpoints whose reply is one JSON body (the stream endpoints answer ``stream: false`` in the
 # same shape, told by their content type instead).

@@ -24,6 +24,7 @@ _NONSTREAM_MARKERS = (
     (re.compile(rb'"object"\s*:\s*"text_completion"'), "openai-completions"),
     (re.compile(rb'"object"\s*:\s*"response"'), "openai-responses"),
     (re.compile(rb'"candidates"\s*:'), "gemini"),
+    (re.compile(rb'"object"\s*:\s*"interaction"'), "gemini-interactions"),
     (re.compile(rb'"output"\s*:\s*\{\s*"message"'), "bedrock-converse"),
     (re.compile(rb'"type"\s*:\s*"message"'), "anthropic"),
     (re.compile(rb'"finish_reason"\s*:\s*"[A-Z_]+"'), "cohere"),
@@ -39,6 +40,8 @@ def nonstream_provider(value: dict[str, Any]) -> str | None:
         return "openai-completions"
     if kind == "response":
         return "openai-responses"
+    if kind == "interaction" or ("steps" in value and "status" in value):
+        return "gemini-interactions"
     if value.get("type") == "message" and "content" in value:
         return "anthropic"
     if "candidates" in value or "usageMetadata" in value or "promptFeedback" in value:

@@ -17,6 +17,7 @@ ProviderId = Literal[
     "bedrock-converse",
     "cohere",
     "gemini",
+    "gemini-interactions",
     "ollama",
     "openai-chat",
     "openai-completions",

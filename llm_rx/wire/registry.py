@@ -2,7 +2,7 @@
 and checking it when it is.
 
 Provider ids (:data:`~llm_rx.wire.providers.ProviderId`): ``anthropic``,
-``bedrock-converse``, ``cohere``, ``gemini``, ``ollama``, ``openai-chat``,
+``bedrock-converse``, ``cohere``, ``gemini``, ``gemini-interactions``, ``ollama``, ``openai-chat``,
 ``openai-completions``, ``openai-responses``, all decoded here and recognised by
 :func:`~llm_rx.wire.sniff.sniff`. A decoder made for a given provider checks the first
 frames too: a body that is plainly another provider's stream (or no stream at all) fails at
@@ -20,6 +20,7 @@ from .base import Decoder, attach_events
 from .bedrock import BedrockDecoder
 from .cohere import CohereDecoder
 from .gemini import GeminiDecoder
+from .gemini_interactions import GeminiInteractionsDecoder
 from .ollama import OllamaDecoder
 from .openai_chat import OpenAIChatDecoder
 from .openai_completions import OpenAICompletionsDecoder
@@ -47,6 +48,7 @@ DECODERS: dict[ProviderId, Callable[[int], Decoder]] = {
     "bedrock-converse": BedrockDecoder,
     "openai-responses": OpenAIResponsesDecoder,
     "gemini": GeminiDecoder,
+    "gemini-interactions": GeminiInteractionsDecoder,
     "cohere": CohereDecoder,
 }
 

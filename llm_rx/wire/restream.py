@@ -15,7 +15,9 @@ messages of ``ConverseStream`` (a ``citationsContent`` block as its text deltas 
 ``citation`` delta per citation, as the stream gives cited text); a legacy
 ``text_completion`` is one chunk of its stream; a Cohere v2 chat body becomes
 ``message-start``, its tool plan, content, tool calls and citations, each started whole,
-and ``message-end``.
+and ``message-end``; a Gemini interaction becomes ``interaction.created``, each step given
+whole in its ``step.start`` (and its ``step.stop``), and ``interaction.completed`` with
+the status and usage.
 
 A body that is not a finished reply (`llm_rx.wire.finished.unfinished`: a Responses status
 ``queued``, ``in_progress``, ``cancelled`` or one nobody knows; an Anthropic, Bedrock or
@@ -106,6 +108,24 @@ def _openai_responses(body: dict[str, Any]) -> bytes:
 
 def _gemini(body: dict[str, Any]) -> bytes:
     return _sse([(None, body)])  # (a GenerateContentResponse is a stream chunk already)
+
+
+def _gemini_interactions(body: dict[str, Any]) -> bytes:
+    ended = unfinished(body, "gemini-interactions") is None
+    head = {key: value for key, value in body.items() if key not in ("steps", "usage")}
+    created = {**head, "status": "in_progress"}
+    frames: list[tuple[str | None, dict[str, Any]]] = [
+        ("interaction.created", {"interaction": created, "event_type": "interaction.created"})
+    ]
+    for position, step in enumerate(body.get("steps") or ()):
+        frames.append(("step.start", {"index": position, "step": step,
+                                      "event_type": "step.start"}))
+        frames.append(("step.stop", {"index": position, "event_type": "step.stop"}))
+    if ended:
+        end = {**head, **({"usage": body["usage"]} if "usage" in body else {})}
+        frames.append(("interaction.completed",
+                       {"interaction": end, "event_type": "interaction.completed"}))
+    return _sse(frames) + (b"event: done\ndata: [DONE]\n\n" if ended else b"")
 
 
 def _ollama(body: dict[str, Any]) -> bytes:
@@ -231,6 +251,7 @@ RESTREAMERS: dict[str, Callable[[dict[str, Any]], bytes]] = {
     "bedrock-converse": _bedrock,
     "cohere": _cohere,
     "gemini": _gemini,
+    "gemini-interactions": _gemini_interactions,
     "ollama": _ollama,
     "openai-chat": _openai_chat,
     "openai-completions": _openai_completions,

@@ -50,6 +50,11 @@ _GEMINI = re.compile(rb'"(?:candidates|usageMetadata)"\s*:')
 _ERROR = re.compile(rb'"error"\s*:\s*[{"]')  # (an error object or message, not ``null``)
 _COHERE = (b"message-", b"content-", b"tool-plan-", b"tool-call-", b"citation-")
 _ANTHROPIC = (b"message_", b"content_block")
+# Gemini Interactions: the event names (``content.`` is the early-2026 schema's) and the
+# ``event_type`` every payload carries.
+_INTERACTIONS = (b"interaction.", b"step.", b"content.")
+_INTERACTIONS_TYPE = re.compile(
+    rb'"event_type"\s*:\s*"(?:interaction\.|step\.|content\.|error")')
 
 
 
@@ -68,6 +73,8 @@ def _of_event_name(name: bytes) -> str | None:
         return "openai-responses"
     if name.startswith(_COHERE):
         return "cohere"
+    if name.startswith(_INTERACTIONS):
+        return "gemini-interactions"
     return None
 
 
@@ -81,6 +88,8 @@ def _of_payload(payload: bytes) -> tuple[str, bool] | None:
         return "openai-chat", True
     if _GEMINI.search(payload):
         return "gemini", True
+    if _INTERACTIONS_TYPE.search(payload):
+        return "gemini-interactions", True
     match = _PAYLOAD_TYPE.search(payload)
     if match:
         kind = match.group(1)

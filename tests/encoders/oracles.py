@@ -15,6 +15,7 @@ import ollama
 from anthropic.lib.streaming._messages import accumulate_event
 from botocore.eventstream import EventStreamBuffer
 from cohere.v2.types.v2chat_stream_response import V2ChatStreamResponse
+from google.genai import interactions as genai_interactions
 from google.genai import types as genai
 from openai import omit
 from openai.lib.streaming.chat import ChatCompletionStreamState
@@ -34,6 +35,7 @@ def _parsed(arguments: str) -> Any:
 
 _RESPONSE_EVENT: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
 _COHERE_EVENT: TypeAdapter[Any] = TypeAdapter(V2ChatStreamResponse)
+_INTERACTION_EVENT: TypeAdapter[Any] = TypeAdapter(genai_interactions.InteractionSSEEvent)
 
 
 @dataclass
@@ -143,6 +145,36 @@ def gemini(data: bytes) -> Read:
     return read
 
 
+def gemini_interactions(data: bytes) -> Read:
+    """google-genai's interaction event types, each event read as a type it knows (the SDK
+    has no accumulator: the steps are added up as its docs show)."""
+    read = Read()
+    calls: dict[int, list[Any]] = {}
+    for _, payload in sse_payloads(data):
+        if payload == "[DONE]":
+            continue
+        event = _INTERACTION_EVENT.validate_json(payload)
+        for part in (event, getattr(event, "step", None), getattr(event, "delta", None)):
+            assert not getattr(part, "is_unknown", False), payload
+        if event.event_type == "step.start" and event.step.type == "function_call":
+            calls[event.index] = [event.step.id, event.step.name, ""]
+        elif event.event_type == "step.delta":
+            delta = event.delta
+            if delta.type == "text":
+                read.text += delta.text
+            elif delta.type == "thought_summary" and delta.content is not None:
+                read.thinking += delta.content.text
+            elif delta.type == "arguments_delta":
+                calls[event.index][2] += delta.arguments or ""
+        elif event.event_type == "interaction.completed":
+            read.stop = event.interaction.status
+            usage = event.interaction.usage
+            read.usage = usage.model_dump(exclude_none=True) if usage is not None else {}
+    read.calls = [(id_, name, _parsed(args) if args else {})
+                  for id_, name, args in calls.values()]
+    return read
+
+
 def ollama_native(data: bytes) -> Read:
     read = Read()
     for line in data.splitlines():
@@ -231,6 +263,7 @@ ORACLES = {
     "cohere": cohere,
     "gemini": gemini,
     "gemini-json-array": gemini,
+    "gemini-interactions": gemini_interactions,
     "ollama": ollama_native,
     "openai-chat": openai_chat,
     "openai-responses": openai_responses,

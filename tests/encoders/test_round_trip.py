@@ -84,6 +84,8 @@ _COLLAPSED: dict[str, dict[str, str]] = {
                "refusal": "content_filter"},
     "ollama": {"stop_sequence": "end_turn", "pause_turn": "end_turn", "refusal": "end_turn",
                "content_filter": "end_turn"},
+    "gemini-interactions": {"stop_sequence": "end_turn", "refusal": "end_turn",
+                            "content_filter": "end_turn"},
     "bedrock-converse": {"refusal": "end_turn", "pause_turn": "end_turn"},
     "cohere": {"refusal": "end_turn", "pause_turn": "end_turn", "content_filter": "end_turn"},
 }
@@ -108,9 +110,8 @@ def _expected_stop(original: Response, target: str, dropped: list[Dropped]) -> s
         assert any(item.what.startswith("opaque:") for item in dropped)
         return "tool_use" if target in ("anthropic", "bedrock-converse", "openai-chat",
                                         "cohere") else "end_turn"
-    if reason == "end_turn" and original.tool_calls and target in ("gemini", "ollama",
-                                                                   "bedrock-converse",
-                                                                   "cohere"):
+    if reason == "end_turn" and original.tool_calls and target in (
+            "gemini", "gemini-interactions", "ollama", "bedrock-converse", "cohere"):
         return "tool_use"  # (these read a stop after calls as tool_use)
     if reason == "refusal" and target in ("openai-chat", "openai-responses"):
         refused = any(b.type == "refusal" for b in original.content)

@@ -53,10 +53,12 @@ def frames(data: bytes, target: str) -> list[str]:
 
 
 _OPENING = {"anthropic": "message_start", "openai-responses": "response.created",
-            "bedrock-converse": "messageStart", "cohere": "message-start"}
+            "bedrock-converse": "messageStart", "cohere": "message-start",
+            "gemini-interactions": "interaction.created"}
 _TERMINAL = {"anthropic": ["message_delta", "message_stop"], "openai-chat": ["[DONE]"],
              "openai-responses": ["response.completed"], "ollama": ["done"],
-             "bedrock-converse": ["messageStop", "metadata"], "cohere": ["message-end"]}
+             "bedrock-converse": ["messageStop", "metadata"], "cohere": ["message-end"],
+             "gemini-interactions": ["interaction.completed", "done"]}
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -141,7 +143,8 @@ def test_encode_usage_totals_survive_each_targets_split(target: str) -> None:
     back = llm_rx.reassemble(llm_rx.translate(via, "anthropic", provider_of(target)),
                              "anthropic").usage
     assert (back.input_tokens, back.output_tokens) == (100, 9)
-    if target not in ("ollama", "gemini", "gemini-json-array", "cohere"):  # (no cache-write slot)
+    no_write_slot = ("ollama", "gemini", "gemini-json-array", "gemini-interactions", "cohere")
+    if target not in no_write_slot:
         assert (back.cache_read_tokens, back.cache_write_tokens) == (70, 25)
 
 

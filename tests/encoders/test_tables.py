@@ -43,8 +43,8 @@ GUIDE = (Path(__file__).parents[2] / "docs" / "how-to" / "translation.md").read_
 def test_guide_stop_table_is_the_encoders(reason: str) -> None:
     row = next(line for line in GUIDE.splitlines() if line.startswith(f"| `{reason}` | `"))
     cells = [cell.strip() for cell in row.strip("|").split("|")][1:]
-    order = ["openai-chat", "openai-responses", "anthropic", "gemini", "ollama",
-             "bedrock-converse", "cohere"]
+    order = ["openai-chat", "openai-responses", "anthropic", "gemini", "gemini-interactions",
+             "ollama", "bedrock-converse", "cohere"]
     for target, cell in zip(order, cells, strict=True):
         native = STOP[target].get(reason)  # type: ignore[call-overload]
         if target == "openai-responses":

@@ -171,5 +171,15 @@ def check(provider: str, message: Any) -> None:
         assert validated.model_dump(exclude_unset=True, mode="json") == message
     elif provider == "bedrock-converse":
         _shape(_bedrock_model().shape_for("Message"), message, "Message")
+    elif provider == "gemini-interactions":  # (a stateless interaction's input: its steps)
+        from google.genai import interactions
+        from pydantic import TypeAdapter
+
+        assert isinstance(message, list)
+        request = interactions.CreateModelInteraction.model_validate(
+            {"model": "gemini-3-flash", "input": message})
+        assert isinstance(request.input, list)
+        for step in TypeAdapter(list[interactions.Step]).validate_python(message):
+            assert not getattr(step, "is_unknown", False), step
     else:
         raise AssertionError(f"no request type for {provider}")

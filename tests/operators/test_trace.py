@@ -73,6 +73,12 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "gen_ai.response.finish_reasons": ("STOP",), "gen_ai.usage.output_tokens": 1256,
         "gen_ai.usage.reasoning.output_tokens": 787,
     },
+    "gemini-interactions/function-call-requires-action.sse": {
+        "gen_ai.provider.name": "gcp.gemini", "gen_ai.response.model": "gemini-2.5-flash",
+        "gen_ai.response.finish_reasons": ("requires_action",),
+        "gen_ai.usage.input_tokens": 53, "gen_ai.usage.output_tokens": 80,
+        "gen_ai.usage.reasoning.output_tokens": 65,
+    },
 }
 
 

@@ -28,6 +28,7 @@ PATHS = {
     "ollama": "/api/chat",
     "openai-completions": "/v1/completions",
     "cohere": "/v2/chat",
+    "gemini-interactions": "/v1/interactions",
 }
 CONTENT_TYPES = {
     "/v1/messages": "text/event-stream",

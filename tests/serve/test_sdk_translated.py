@@ -28,6 +28,7 @@ from .replies import Reply, model_of
 from .test_sdk_anthropic import message_reply
 from .test_sdk_cohere import cohere_reply
 from .test_sdk_genai import chunks_reply
+from .test_sdk_interactions import events_reply
 from .test_sdk_ollama_bedrock import bedrock_reply, ollama_reply
 from .test_sdk_openai import MESSAGES, chat_reply, responses_reply
 
@@ -96,6 +97,11 @@ def _gemini(clients: dict[str, Any], cap: Capture) -> Reply:
         model=model_of(cap), contents="hi")))
 
 
+def _gemini_interactions(clients: dict[str, Any], cap: Capture) -> Reply:
+    return events_reply(list(clients["genai"].interactions.create(
+        model=model_of(cap), input="hi", stream=True)))
+
+
 def _ollama(clients: dict[str, Any], cap: Capture) -> Reply:
     return ollama_reply(clients["ollama"].chat(model=model_of(cap), stream=True,
                                                messages=MESSAGES))
@@ -116,6 +122,7 @@ READERS: dict[str, Callable[[dict[str, Any], Capture], Reply]] = {
     "bedrock-converse": _bedrock,
     "cohere": _cohere,
     "gemini": _gemini,
+    "gemini-interactions": _gemini_interactions,
     "ollama": _ollama,
     "openai-chat": _openai_chat,
     "openai-responses": _openai_responses,

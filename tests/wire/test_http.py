@@ -16,6 +16,7 @@ from llm_rx.wire.http import http_error, provider_from_http
     ("text/event-stream", "/v1beta/models/gemini-2.5-flash:streamGenerateContent", "gemini"),
     ("application/json", "/api/generate", "ollama"),
     ("application/json", "/model/anthropic.claude/converse", "bedrock-converse"),
+    ("text/event-stream", "/v1/interactions", "gemini-interactions"),
     ("text/event-stream", "/somewhere/else", None),
     (None, None, None),
 ])

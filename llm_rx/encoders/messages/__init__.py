@@ -17,7 +17,8 @@ from ._shapes import SHAPES
 __all__ = ["DROPPED", "MESSAGE_PROVIDERS", "MessageDrop", "to_message"]
 
 MessageProvider = Literal[
-    "anthropic", "bedrock-converse", "gemini", "ollama", "openai-chat", "openai-responses"
+    "anthropic", "bedrock-converse", "gemini", "gemini-interactions", "ollama", "openai-chat",
+    "openai-responses",
 ]
 MESSAGE_PROVIDERS: tuple[str, ...] = tuple(sorted(SHAPES))
 
@@ -25,7 +26,7 @@ MESSAGE_PROVIDERS: tuple[str, ...] = tuple(sorted(SHAPES))
 @overload
 def to_message(
     response: Response,
-    provider: Literal["openai-responses"],
+    provider: Literal["openai-responses", "gemini-interactions"],
     *,
     dropped: list[MessageDrop] | None = None,
 ) -> list[dict[str, Any]]: ...
@@ -57,6 +58,9 @@ def to_message(
     * ``anthropic``: a ``MessageParam`` (thinking with its signature, ``redacted_thinking``
       with its data, server-tool blocks verbatim, ``tool_use``);
     * ``gemini``: a ``Content`` (each part with its ``thoughtSignature``);
+    * ``gemini-interactions``: a list of steps for a stateless interaction's ``input``
+      (``thought`` steps with their signatures, ``model_output``, ``function_call``, built-in
+      tool steps verbatim), in order;
     * ``ollama``: a ``Message`` (``thinking``, ``tool_calls``);
     * ``bedrock-converse``: a ``Message`` (``reasoningContent`` with its signature).
 
@@ -68,7 +72,8 @@ def to_message(
         dropped: A list to append a `MessageDrop` to for each thing left out.
 
     Returns:
-        The assistant turn (a list of input items for ``openai-responses``).
+        The assistant turn (a list of input items for ``openai-responses``, of steps for
+            ``gemini-interactions``).
     """
     shape = SHAPES.get(provider)
     if shape is None:

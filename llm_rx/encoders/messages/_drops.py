@@ -41,6 +41,12 @@ DROPPED: dict[str, dict[str, str]] = {
         "gemini": {
             "signature": "another provider's signature (not a Gemini thoughtSignature)",
         },
+        "gemini-interactions": {
+            "thinking": "another provider's reasoning (a thought step needs Gemini's "
+                        "signature)",
+            "raw_arguments": "(not lost) arguments that are no JSON object go as "
+                             '{"_raw_arguments": "..."}',
+        },
         "ollama": {
             "tool_call_id": "a tool call's id (an Ollama message has none: results name the "
                             "tool)",
@@ -123,7 +129,7 @@ def _search_sources(block: OpaqueBlock, drop: list[str]) -> OpaqueBlock:
 def _thinking(block: ThinkingBlock, source: str, target: str, drop: list[str]) -> Block | None:
     if source == target:
         return block
-    if target == "openai-responses":
+    if target in ("openai-responses", "gemini-interactions"):
         drop.append("thinking")
         return None
     shared = (source, target) in _SHARED_SIGNATURES

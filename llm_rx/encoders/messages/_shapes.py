@@ -59,6 +59,10 @@ def _gemini(response: Response) -> dict[str, Any]:
     return {"role": "model", "parts": list(content.get("parts") or [])}
 
 
+def _gemini_interactions(response: Response) -> list[dict[str, Any]]:
+    return list(to_native(response, "gemini-interactions")["steps"])
+
+
 def _ollama(response: Response) -> dict[str, Any]:
     body = to_native(response, "ollama")
     message = body.get("message")
@@ -85,6 +89,7 @@ SHAPES: dict[str, Any] = {
     "anthropic": _anthropic,
     "bedrock-converse": _bedrock,
     "gemini": _gemini,
+    "gemini-interactions": _gemini_interactions,
     "ollama": _ollama,
     "openai-chat": _openai_chat,
     "openai-responses": _openai_responses,
