@@ -11,6 +11,7 @@ __all__ = [
     "RedisEntry",
     "from_async_bytes",
     "from_bytes",
+    "from_durable_stream",
     "from_file",
     "from_httpx",
     "from_redis",
@@ -25,6 +26,7 @@ _WHERE = {
     "RedisEntry": "._redis",
     "from_async_bytes": "._async",
     "from_bytes": "._bytes",
+    "from_durable_stream": "._durable",
     "from_file": "._bytes",
     "from_httpx": "._httpx",
     "from_redis": "._redis",
@@ -45,6 +47,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from ._async import from_async_bytes
     from ._bytes import from_bytes, from_file, iter_file
+    from ._durable import from_durable_stream
     from ._httpx import from_httpx
     from ._redis import RedisEntry, from_redis
     from ._sdk import from_sdk
