@@ -107,10 +107,11 @@ def _transient(error: Exception) -> bool:
 
 
 class _SyncTarget:
-    """An ``httpx.Client`` sends each batch; a failed connection is tried again."""
+    """An ``httpx.Client`` sends each batch; a failed connection is tried again. A client
+    the target ``owns`` is closed after the last append (the end) or a failed one."""
 
-    def __init__(self, client: Any, producer: _Producer, retries: int) -> None:
-        self.client, self.producer, self.retries = client, producer, retries
+    def __init__(self, client: Any, producer: _Producer, retries: int, owns: bool) -> None:
+        self.client, self.producer, self.retries, self.owns = client, producer, retries, owns
         self.name = f"the Durable Stream {producer.url}"
         self._lock = threading.Lock()
 
@@ -118,6 +119,17 @@ class _SyncTarget:
         return False
 
     def send(self, entries: Entries) -> None:
+        last = bool(entries) and END_FIELD in entries[-1]
+        try:
+            self._send(entries)
+        except BaseException:
+            last = True
+            raise
+        finally:
+            if last and self.owns:
+                self.client.close()
+
+    def _send(self, entries: Entries) -> None:
         with self._lock:
             producer = self.producer
             if not producer.created:
@@ -182,7 +194,7 @@ def _default_client() -> Any:
 
         raise ImportError(f"to_durable_stream() needs httpx: {install_hint('durable')}") \
             from missing
-    return httpx.Client(timeout=30.0)
+    return httpx.Client(timeout=30.0)  # (one per subscription, closed at its end)
 
 
 def to_durable_stream(
@@ -218,7 +230,8 @@ def to_durable_stream(
 
     ``client`` is an ``httpx.Client`` (writes each read before its events pass on) or an
     ``httpx.AsyncClient`` (writes from a task on the running loop; the end passes on once
-    everything is written); by default a new ``httpx.Client``. ``to`` is ``"events"``, the
+    everything is written); by default a new ``httpx.Client`` per subscription, closed at
+    its end. ``to`` is ``"events"``, the
     only layout so far (a reply's events, lossless, read back by ``from_durable_stream``).
     """
     if to != "events":
@@ -227,14 +240,13 @@ def to_durable_stream(
         raise ValueError("epoch must be >= 0 and retries >= 1")
     if heartbeat is not None and heartbeat <= 0:
         raise ValueError(f"heartbeat must be positive or None, not {heartbeat!r}")
-    http = _default_client() if client is None else client
-    is_async = inspect.iscoroutinefunction(getattr(http, "post", None))
+    is_async = inspect.iscoroutinefunction(getattr(client, "post", None))
 
     def tap(_: Any) -> Observable[Event]:  # (a fresh producer, sequence 0, per subscription)
         producer = _Producer(url, producer_id or uuid.uuid4().hex, epoch, ttl)
         target: _SyncTarget | _AsyncTarget = (
-            _AsyncTarget(http, producer, retries) if is_async
-            else _SyncTarget(http, producer, retries))
+            _AsyncTarget(client, producer, retries) if is_async
+            else _SyncTarget(client or _default_client(), producer, retries, client is None))
         return WritingTap(events, target, heartbeat)
 
     return reactivex.defer(tap)

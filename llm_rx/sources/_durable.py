@@ -149,7 +149,11 @@ class _DurableSource(EventSource):
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         follower = _Follower(self._url, self._offset, self._live, self._timeout, self._retries)
-        client, url = self._client, self._url
+        client, url, owned = self._client, self._url, None
+        if client is None:  # (a client of its own, closed when the reading ends)
+            import httpx
+
+            client = owned = httpx.Client()
 
         def answered(status: int, headers: Any, body: bytes) -> tuple[bool, float]:
             try:
@@ -190,6 +194,13 @@ class _DurableSource(EventSource):
                               caller="from_durable_stream()")
 
         def follow() -> None:
+            try:
+                follow_all()
+            finally:
+                if owned is not None:
+                    owned.close()
+
+        def follow_all() -> None:
             while not reading.stopped():
                 params, left = follower.request()
                 try:
@@ -236,17 +247,16 @@ def from_durable_stream(
 
     ``client`` is an ``httpx.Client`` (read on ``scheduler``, by default on the subscribing
     thread, which it blocks) or an ``httpx.AsyncClient`` (read by a task on the running
-    loop); by default a new ``httpx.Client``.
+    loop); by default a new ``httpx.Client`` per subscription, closed at its end.
     """
     if idle_timeout <= 0 or retries < 1:
         raise ValueError("idle_timeout must be positive and retries >= 1")
     if client is None:
         try:
-            import httpx  # (the optional extra: only when no client is given)
+            import httpx  # noqa: F401 - the optional extra (used when a subscription reads)
         except ImportError as missing:
             from .._extras import install_hint
 
             raise ImportError("from_durable_stream() needs httpx: "
                               f"{install_hint('durable')}") from missing
-        client = httpx.Client(timeout=idle_timeout + 5.0)
     return _DurableSource(client, url, offset, live, idle_timeout, retries)

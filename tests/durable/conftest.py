@@ -57,4 +57,4 @@ def durable_server() -> Iterator[DurableServer]:
         yield server
     finally:
         server.process.terminate()
-        server.process.wait(timeout=STARTUP_DEADLINE)
+        server.process.communicate(timeout=STARTUP_DEADLINE)  # (and its pipes closed)
