@@ -13,10 +13,14 @@ from urllib.parse import urlsplit
 
 
 @contextmanager
-def dropping(upstream: str, drop: Callable[[str, int], bool]) -> Iterator[str]:
+def dropping(upstream: str, drop: Callable[[str, int], bool],
+             held: threading.Event | None = None) -> Iterator[str]:
     """A proxy to ``upstream``; ``drop(method, n)`` (n: that method's count, from 1) says
-    whether the n-th request's answer is lost. Yields the proxy's base URL."""
+    whether the n-th request's answer is lost. With ``held``, a lost answer is held instead
+    (``held`` set once the server made the request; the connection stays open until the
+    proxy stops). Yields the proxy's base URL."""
     target = urlsplit(upstream)
+    release = threading.Event()
     counts: dict[str, int] = {}
     lock = threading.Lock()
 
@@ -35,6 +39,9 @@ def dropping(upstream: str, drop: Callable[[str, int], bool]) -> Iterator[str]:
             data = answer.read()
             connection.close()
             if drop(self.command, number):
+                if held is not None:
+                    held.set()
+                    release.wait(60)
                 self.close_connection = True
                 self.connection.close()
                 return
@@ -57,5 +64,6 @@ def dropping(upstream: str, drop: Callable[[str, int], bool]) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
+        release.set()
         server.shutdown()
         server.server_close()
