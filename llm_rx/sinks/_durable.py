@@ -233,6 +233,20 @@ def to_durable_stream(
     everything is written); by default a new ``httpx.Client`` per subscription, closed at
     its end. ``to`` is ``"events"``, the
     only layout so far (a reply's events, lossless, read back by ``from_durable_stream``).
+
+    Args:
+        events: The reply's events.
+        url: The stream's URL on a Durable Streams server.
+        to: The layout: ``"events"``.
+        client: An ``httpx.Client`` or ``httpx.AsyncClient``; ``None``: a new ``httpx.Client``.
+        producer_id: The idempotent producer's id; ``None``: a random one per subscription.
+        epoch: The producer's epoch: higher than the old one's to fence it off.
+        ttl: Seconds the server keeps the stream (``Stream-TTL``); ``None``: its default.
+        heartbeat: Seconds between heartbeat items; ``None``: none.
+        retries: Attempts at one append before the reply fails.
+
+    Returns:
+        The events, unchanged, each read appended before it passes on (a sync client).
     """
     if to != "events":
         raise ValueError(f"to_durable_stream() writes to='events' only, not {to!r}")

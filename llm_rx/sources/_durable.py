@@ -248,6 +248,18 @@ def from_durable_stream(
     ``client`` is an ``httpx.Client`` (read on ``scheduler``, by default on the subscribing
     thread, which it blocks) or an ``httpx.AsyncClient`` (read by a task on the running
     loop); by default a new ``httpx.Client`` per subscription, closed at its end.
+
+    Args:
+        url: The stream's URL on a Durable Streams server.
+        offset: Where to start: ``"-1"`` (the start), ``"now"`` (the tail) or an offset the
+            server gave (a plain string).
+        live: Follow appends until the reply's end (``False``: only what is written).
+        client: An ``httpx.Client`` or ``httpx.AsyncClient``; ``None``: a new ``httpx.Client``.
+        idle_timeout: Seconds without a new item before the reply ends cut.
+        retries: Failed requests in a row before the reply ends cut.
+
+    Returns:
+        A cold observable of the reply's events.
     """
     if idle_timeout <= 0 or retries < 1:
         raise ValueError("idle_timeout must be positive and retries >= 1")
