@@ -149,10 +149,11 @@ class _AsyncWriter:
 
 
 class WritingTap(EventSource):
-    """The tap, an ``EventSource`` itself, so the operators after it still get whole reads."""
+    """The tap, an ``EventSource`` itself, so the operators after it still get whole reads;
+    ``target`` makes the target of one subscription."""
 
     def __init__(
-        self, source: Observable[Event], target: Target, heartbeat: float | None
+        self, source: Observable[Event], target: Callable[[], Target], heartbeat: float | None
     ) -> None:
         super().__init__()
         self._source, self._target, self._heartbeat = source, target, heartbeat
@@ -180,9 +181,10 @@ class WritingTap(EventSource):
                 upstream.dispose()
                 on_step_error(error)
 
+        target = self._target()  # (a fresh one per subscription: its producer's sequence)
         writer: _SyncWriter | _AsyncWriter = (
-            _AsyncWriter(self._target, broke, self._heartbeat) if self._target.is_async()
-            else _SyncWriter(self._target, self._heartbeat)
+            _AsyncWriter(target, broke, self._heartbeat) if target.is_async()
+            else _SyncWriter(target, self._heartbeat)
         )
 
         def step(events: list[Event]) -> tuple[list[Any], Exception | None]:

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-import reactivex
 from reactivex import Observable
 
 from ..events import Event
@@ -256,11 +255,10 @@ def to_durable_stream(
         raise ValueError(f"heartbeat must be positive or None, not {heartbeat!r}")
     is_async = inspect.iscoroutinefunction(getattr(client, "post", None))
 
-    def tap(_: Any) -> Observable[Event]:  # (a fresh producer, sequence 0, per subscription)
-        producer = _Producer(url, producer_id or uuid.uuid4().hex, epoch, ttl)
-        target: _SyncTarget | _AsyncTarget = (
-            _AsyncTarget(client, producer, retries) if is_async
-            else _SyncTarget(client or _default_client(), producer, retries, client is None))
-        return WritingTap(events, target, heartbeat)
+    def target() -> _SyncTarget | _AsyncTarget:  # (a fresh producer, sequence 0, per
+        producer = _Producer(url, producer_id or uuid.uuid4().hex, epoch, ttl)  # subscription)
+        if is_async:
+            return _AsyncTarget(client, producer, retries)
+        return _SyncTarget(client or _default_client(), producer, retries, client is None)
 
-    return reactivex.defer(tap)
+    return WritingTap(events, target, heartbeat)

@@ -161,9 +161,11 @@ def test_durable_reader_of_a_vanished_producer_ends_cut(durable_server: DurableS
     events = events_of(capture("openai/chat-text-basic.sse"))
     url = durable_server.stream()
     subject: Subject[Event] = Subject()
-    lxs.to_durable_stream(subject, url, heartbeat=None).subscribe(on_error=print)
-    for event in events[:3]:
-        subject.on_next(event)  # (and then nothing: the producer is gone)
+    with httpx.Client() as client:
+        lxs.to_durable_stream(subject, url, heartbeat=None, client=client).subscribe(
+            on_error=print)
+        for event in events[:3]:
+            subject.on_next(event)  # (and then nothing: the producer is gone)
     got, error = read(url, idle_timeout=1.5)
     assert got == events[:3]
     assert isinstance(error, StreamTimeoutError)
