@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .._lazy import load
 
 __all__ = [
+    "DurableEntry",
     "EventSource",
     "RedisEntry",
     "from_async_bytes",
@@ -22,6 +23,7 @@ __all__ = [
 
 #: Where each name lives: imported on first use (a program loads only what it uses).
 _WHERE = {
+    "DurableEntry": "._durable",
     "EventSource": "._source",
     "RedisEntry": "._redis",
     "from_async_bytes": "._async",
@@ -47,7 +49,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from ._async import from_async_bytes
     from ._bytes import from_bytes, from_file, iter_file
-    from ._durable import from_durable_stream
+    from ._durable import DurableEntry, from_durable_stream
     from ._httpx import from_httpx
     from ._redis import RedisEntry, from_redis
     from ._sdk import from_sdk

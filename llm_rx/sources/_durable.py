@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import inspect
 import time
-from typing import Any
+from typing import Any, Literal, NamedTuple, overload
 
 import orjson
+import reactivex
 from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
 
@@ -27,7 +28,7 @@ from ._async import read_async
 from ._redis_entries import Ended, read_item
 from ._source import EventSource, Reading, read_through
 
-__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_RETRIES", "from_durable_stream"]
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_RETRIES", "DurableEntry", "from_durable_stream"]
 
 #: Seconds without any new item (an event or a producer's heartbeat) after which a reader
 #: gives the producer up for dead and ends the reply as incomplete (a cut reply).
@@ -37,12 +38,23 @@ DEFAULT_RETRIES = 5
 _BACKOFF = 0.05  # seconds before a GET tried again, doubled each time (at most 1 s)
 
 
+class DurableEntry(NamedTuple):
+    """An event with the position after it (pass it as ``offset`` to read on after it): the
+    server's offset after its answer, or, inside an answer, ``"OFFSET:N"`` (the Nth item
+    after the server's offset ``OFFSET``) — a plain string either way."""
+
+    offset: str
+    event: Event
+
+
 class _Follower:
     """Where one reading is (the offset after the last items it took), and until when it
     waits for the next item."""
 
     def __init__(self, url: str, offset: str, live: bool, timeout: float, retries: int) -> None:
-        self.url, self.offset, self.live = url, offset, live
+        base, _, skip = offset.partition(":")  # (a position inside an answer: "OFFSET:N")
+        self.url, self.offset, self.live = url, base, live
+        self.skip = int(skip) if skip.isdigit() else 0
         self.timeout, self.retries = timeout, retries
         self.deadline = time.monotonic() + timeout
         self.caught_up = False
@@ -77,7 +89,8 @@ class _Follower:
             raise failure
         return float(min(1.0, _BACKOFF * 2.0 ** (self.failures - 1)))
 
-    def take(self, status: int, headers: Any, body: bytes) -> tuple[list[Event], bool, float]:
+    def take(self, status: int, headers: Any, body: bytes
+             ) -> tuple[list[DurableEntry], bool, float]:
         """The events of one answer, whether the reply ended (an end with an error raises
         it, after ``events`` were emitted: see `_emit_then`), and the seconds to wait before
         the next GET."""
@@ -91,16 +104,21 @@ class _Follower:
                                         f"{body[:200].decode('utf-8', 'replace')}")
         self.failures = 0
         items = self._items(body) if status == 200 else []
-        events: list[Event] = []
-        for index, item in enumerate(items):
-            read = read_item(f"item {index} after offset {self.offset} of {self.url}", item)
+        after = headers.get("Stream-Next-Offset") or self.offset
+        events: list[DurableEntry] = []
+        for index in range(self.skip, len(items)):
+            read = read_item(f"item {index} after offset {self.offset} of {self.url}",
+                             items[index])
             if isinstance(read, Ended):
                 raise _Done(events, read.error)
             if read is not None:
-                events.append(read)
-        if items:
+                last = index == len(items) - 1
+                events.append(DurableEntry(after if last else f"{self.offset}:{index + 1}",
+                                           read))
+        if len(items) > self.skip:
             self.deadline = time.monotonic() + self.timeout
-        self.offset = headers.get("Stream-Next-Offset") or self.offset
+        self.skip = 0 if items or status == 204 else self.skip
+        self.offset = after
         self.cursor = headers.get("Stream-Cursor") or self.cursor
         self.caught_up = headers.get("Stream-Up-To-Date") == "true"
         if headers.get("Stream-Closed") == "true" and self.caught_up:
@@ -129,7 +147,7 @@ class _Follower:
 class _Done(Exception):
     """The reply's end: the events before it in the answer, and how it ended."""
 
-    def __init__(self, events: list[Event], error: LlmRxError | None) -> None:
+    def __init__(self, events: list[DurableEntry], error: LlmRxError | None) -> None:
         super().__init__("the reply ended")
         self.events, self.error = events, error
 
@@ -139,13 +157,13 @@ def _transient(error: Exception) -> bool:
 
 
 class _DurableSource(EventSource):
-    """The events of one reply in a Durable Stream."""
+    """The events (or, ``with_offsets``, the entries) of one reply in a Durable Stream."""
 
     def __init__(self, client: Any, url: str, offset: str, live: bool, timeout: float,
-                 retries: int) -> None:
+                 retries: int, with_offsets: bool = False) -> None:
         super().__init__()
         self._client, self._url, self._offset, self._live = client, url, offset, live
-        self._timeout, self._retries = timeout, retries
+        self._timeout, self._retries, self._with_offsets = timeout, retries, with_offsets
 
     def _read(self, reading: Reading, scheduler: abc.SchedulerBase | None) -> abc.DisposableBase:
         follower = _Follower(self._url, self._offset, self._live, self._timeout, self._retries)
@@ -155,18 +173,21 @@ class _DurableSource(EventSource):
 
             client = owned = httpx.Client()
 
+        def values(entries: list[DurableEntry]) -> list[Any]:
+            return list(entries) if self._with_offsets else [entry.event for entry in entries]
+
         def answered(status: int, headers: Any, body: bytes) -> tuple[bool, float]:
             try:
                 events, _, wait = follower.take(status, headers, body)
             except _Done as done:
                 if done.events:
-                    reading.emit(list(done.events))
+                    reading.emit(values(done.events))
                 if done.error is not None:
                     raise done.error from None
                 return True, 0.0
             if events:
                 since = time.monotonic()
-                reading.emit(events)  # (a consumer on another thread may hold it here)
+                reading.emit(values(events))  # (a consumer on another thread may hold it)
                 follower.deadline += time.monotonic() - since
             return False, wait
 
@@ -222,6 +243,20 @@ class _DurableSource(EventSource):
         return (scheduler or CurrentThreadScheduler.singleton()).schedule(run)
 
 
+@overload
+def from_durable_stream(
+    url: str, offset: str = "-1", live: bool = True, *, client: Any = None,
+    idle_timeout: float = ..., retries: int = ..., with_offsets: Literal[False] = False,
+) -> Observable[Event]: ...
+
+
+@overload
+def from_durable_stream(
+    url: str, offset: str = "-1", live: bool = True, *, client: Any = None,
+    idle_timeout: float = ..., retries: int = ..., with_offsets: Literal[True],
+) -> Observable[DurableEntry]: ...
+
+
 def from_durable_stream(
     url: str,
     offset: str = "-1",
@@ -230,7 +265,8 @@ def from_durable_stream(
     client: Any = None,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     retries: int = DEFAULT_RETRIES,
-) -> Observable[Event]:
+    with_offsets: bool = False,
+) -> Observable[Event] | Observable[DurableEntry]:
     """A cold observable of the events of the reply ``sinks.to_durable_stream`` appends to
     ``url``, from ``offset`` on (``"-1"``: the start; an offset a server gave,
     ``Stream-Next-Offset``: what follows it): first what is written already, then, with
@@ -248,18 +284,21 @@ def from_durable_stream(
     ``client`` is an ``httpx.Client`` (read on ``scheduler``, by default on the subscribing
     thread, which it blocks) or an ``httpx.AsyncClient`` (read by a task on the running
     loop); by default a new ``httpx.Client`` per subscription, closed at its end.
+    ``with_offsets=True`` gives `DurableEntry` items: each event with the position after it,
+    to pass as ``offset`` to read on exactly after it (a reader restarted elsewhere).
 
     Args:
         url: The stream's URL on a Durable Streams server.
-        offset: Where to start: ``"-1"`` (the start), ``"now"`` (the tail) or an offset the
-            server gave (a plain string).
+        offset: Where to start: ``"-1"`` (the start), ``"now"`` (the tail), an offset the
+            server gave, or a `DurableEntry`'s ``offset`` (plain strings).
         live: Follow appends until the reply's end (``False``: only what is written).
         client: An ``httpx.Client`` or ``httpx.AsyncClient``; ``None``: a new ``httpx.Client``.
         idle_timeout: Seconds without a new item before the reply ends cut.
         retries: Failed requests in a row before the reply ends cut.
+        with_offsets: Give `DurableEntry` items (an event and the position after it).
 
     Returns:
-        A cold observable of the reply's events.
+        A cold observable of the reply's events (or entries).
     """
     if idle_timeout <= 0 or retries < 1:
         raise ValueError("idle_timeout must be positive and retries >= 1")
@@ -271,4 +310,16 @@ def from_durable_stream(
 
             raise ImportError("from_durable_stream() needs httpx: "
                               f"{install_hint('durable')}") from missing
-    return _DurableSource(client, url, offset, live, idle_timeout, retries)
+    source = _DurableSource(client, url, offset, live, idle_timeout, retries, with_offsets)
+    if not with_offsets:
+        return source
+
+    def subscribe(
+        observer: abc.ObserverBase[DurableEntry], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        # (a plain observable: the fused steps of later operators take events, not entries)
+        on_next: Any = observer.on_next
+        return source.subscribe_steps(
+            None, on_next, observer.on_error, observer.on_error, observer.on_completed, scheduler)
+
+    return reactivex.create(subscribe)
