@@ -25,28 +25,48 @@ from ..sources import EventSource
 from ..sources._redis_entries import HEARTBEAT_FIELD, end_entry, event_entry
 from ..sources._source import Reading, Steps, TextFold
 
-__all__ = ["HEARTBEAT", "Entries", "Target", "WritingTap"]
+__all__ = ["HEARTBEAT", "Entries", "EventEntries", "Target", "WritingTap"]
 
 HEARTBEAT: dict[str, bytes] = {HEARTBEAT_FIELD: b""}
 
-Entries = list[dict[str, bytes]]
+Entries = list[Any]  # (a layout's: field maps for Redis and JSON items, bytes for a wire)
 Failed = Callable[[LlmRxError], None]
 
 
 
 class Target(Protocol):
-    """Where a writer sends its batches."""
+    """Where a writer sends its batches, and how events become them (its layout)."""
 
     name: str
+
+    def entries(self, events: list[Event]) -> Entries: ...
+
+    def end(self, error: Exception | None) -> Entries: ...
+
+    def heartbeat(self) -> Entries: ...
 
     def is_async(self) -> bool: ...
 
     def send(self, entries: Entries) -> Any: ...
 
 
+class EventEntries:
+    """The layout of `llm_rx.sources._redis_entries`: an entry per event, an end entry."""
+
+    def entries(self, events: list[Event]) -> Entries:
+        return [event_entry(event) for event in events]
+
+    def end(self, error: Exception | None) -> Entries:
+        return [end_entry(error)]
+
+    def heartbeat(self) -> Entries:
+        return [HEARTBEAT]
+
+
 def _write_error(target: Target, entries: Entries, error: Exception) -> SinkWriteError:
-    raw = b"\n".join(orjson.dumps({k: v.decode() for k, v in fields.items()})
-                     for fields in entries).decode()
+    raw = b"\n".join(fields if isinstance(fields, bytes) else
+                     orjson.dumps({k: v.decode() for k, v in fields.items()})
+                     for fields in entries).decode("utf-8", "replace")
     failure = SinkWriteError(f"the reply could not be written to {target.name} "
                              f"({type(error).__name__}: {error})", raw)
     failure.__cause__ = error
@@ -69,7 +89,7 @@ class _SyncWriter:
         while not self._closed.wait(interval):
             with self._lock:
                 if not self._closed.is_set():  # (a failure here: the next write reports it)
-                    self._execute([HEARTBEAT])
+                    self._execute(self._target.heartbeat())
 
     def _execute(self, entries: Entries) -> LlmRxError | None:
         try:
@@ -110,7 +130,7 @@ class _AsyncWriter:
 
     def _beat(self, interval: float, first: bool = False) -> None:
         if not first:
-            self._push([HEARTBEAT], None)
+            self._push(self._target.heartbeat(), None)
         self._timer = asyncio.get_running_loop().call_later(interval, self._beat, interval)
 
     def write(self, entries: Entries) -> LlmRxError | None:
@@ -191,7 +211,7 @@ class WritingTap(EventSource):
             nonlocal finished
             if finished:
                 return [], None
-            failure = writer.write([event_entry(event) for event in events]) if events else None
+            failure = writer.write(target.entries(events)) if events else None
             values, step_failure = (events, None) if steps is None else steps(events)
             if failure is not None:
                 finished = True
@@ -202,7 +222,7 @@ class WritingTap(EventSource):
             if finished:
                 return
             finished = True
-            writer.finish([end_entry(error)], deliver)
+            writer.finish(target.end(error), deliver)
 
         def stopped(error: Exception) -> None:  # a write, a step or a consumer failed
             if finished:  # (our own write failure: nothing more can be written)

@@ -1,6 +1,7 @@
 """``to_durable_stream()``: append a reply to a Durable Streams server as it passes.
 
-The stream is a JSON stream (``application/json``): each event one item ``{"e": event}``,
+With ``to="events"`` the stream is a JSON stream (``application/json``): each event one item
+``{"e": event}``,
 heartbeats ``{"h": null}``, and the end ``{"end": {"error": ...}}`` — the same fields as the
 Redis layout (`llm_rx.sources._redis_entries`), so a reader ends with the producer's error.
 Each read of the reply is one append (``POST``) made by the protocol's idempotent producer
@@ -26,9 +27,12 @@ from typing import Any
 import orjson
 from reactivex import Observable
 
+from ..encoders import MEDIA_TYPES, make_encoder
+from ..errors import IncompleteStreamError, LlmRxError
 from ..events import Event
 from ..sources._redis_entries import END_FIELD
-from ._appends import Entries, WritingTap
+from ._appends import Entries, EventEntries, WritingTap
+from ._keepalive import KEEPALIVE
 
 __all__ = ["DEFAULT_RETRIES", "DurableAppendError", "to_durable_stream"]
 
@@ -47,22 +51,64 @@ class DurableAppendError(Exception):
         self.status = status
 
 
-def _body(entries: Entries) -> bytes:
-    return orjson.dumps([{key: orjson.Fragment(value or b"null") for key, value in fields.items()}
-                         for fields in entries])
+class _Events(EventEntries):
+    """``to="events"``: a JSON stream of the Redis layout's entries as items."""
+
+    content_type = _JSON
+
+    def body(self, entries: Entries) -> bytes:
+        return orjson.dumps([{key: orjson.Fragment(value or b"null")
+                              for key, value in fields.items()} for fields in entries])
+
+    def closing(self, entries: Entries) -> bool:
+        return bool(entries) and END_FIELD in entries[-1]
+
+
+class _Last(bytes):
+    """A wire's last bytes: the append that carries them closes the stream."""
+
+
+class _Wire:
+    """``to=<wire>``: the bytes ``to``'s encoder writes, as its clients read them (its
+    media type); heartbeats are SSE comments (none for a wire without comments)."""
+
+    def __init__(self, to: str) -> None:
+        self._encoder = make_encoder(to)
+        self.content_type = MEDIA_TYPES[to]
+
+    def entries(self, events: list[Event]) -> Entries:
+        data = self._encoder.encode(events)
+        return [data] if data else []
+
+    def end(self, error: Exception | None) -> Entries:
+        typed = error if error is None or isinstance(error, LlmRxError) else (
+            IncompleteStreamError(f"the events failed: {type(error).__name__}: {error}"))
+        finished = self._encoder.finished and error is None
+        return [_Last(b"" if finished else self._encoder.finish(typed))]
+
+    def heartbeat(self) -> Entries:
+        return [KEEPALIVE] if self.content_type == "text/event-stream" else []
+
+    def body(self, entries: Entries) -> bytes:
+        return b"".join(entries)
+
+    def closing(self, entries: Entries) -> bool:
+        return bool(entries) and isinstance(entries[-1], _Last)
 
 
 class _Producer:
     """The idempotent producer's state: its id, epoch and next sequence number, and whether
     the stream was created; ``plan`` gives a batch's request, ``answer`` judges a reply."""
 
-    def __init__(self, url: str, producer_id: str, epoch: int, ttl: int | None) -> None:
+    def __init__(self, url: str, producer_id: str, epoch: int, ttl: int | None,
+                 layout: _Events | _Wire) -> None:
         self.url, self.producer_id, self.epoch, self.ttl = url, producer_id, epoch, ttl
+        self.layout = layout
         self.seq = 0
         self.created = False
 
     def create(self) -> tuple[str, dict[str, str]]:
-        headers = {"Content-Type": _JSON}
+        headers = {"Content-Type": self.layout.content_type}
         if self.ttl is not None:
             headers["Stream-TTL"] = str(self.ttl)
         return self.url, headers
@@ -74,11 +120,11 @@ class _Producer:
         self.created = True
 
     def plan(self, entries: Entries) -> tuple[dict[str, str], bytes]:
-        headers = {"Content-Type": _JSON, "Producer-Id": self.producer_id,
+        headers = {"Content-Type": self.layout.content_type, "Producer-Id": self.producer_id,
                    "Producer-Epoch": str(self.epoch), "Producer-Seq": str(self.seq)}
-        if entries and END_FIELD in entries[-1]:
+        if self.layout.closing(entries):
             headers["Stream-Closed"] = "true"
-        return headers, _body(entries)
+        return headers, self.layout.body(entries)
 
     def answer(self, status: int, headers: Any, text: str) -> bool:
         """Whether the append is written (``True``; a duplicate too), to try again
@@ -105,7 +151,22 @@ def _transient(error: Exception) -> bool:
     return type(error).__module__.startswith(("httpx", "httpcore"))
 
 
-class _SyncTarget:
+class _Layout:
+    """A target's layout is its producer's."""
+
+    producer: _Producer
+
+    def entries(self, events: list[Event]) -> Entries:
+        return self.producer.layout.entries(events)
+
+    def end(self, error: Exception | None) -> Entries:
+        return self.producer.layout.end(error)
+
+    def heartbeat(self) -> Entries:
+        return self.producer.layout.heartbeat()
+
+
+class _SyncTarget(_Layout):
     """An ``httpx.Client`` sends each batch; a failed connection is tried again. A client
     the target ``owns`` is closed after the last append (the end) or a failed one."""
 
@@ -118,7 +179,7 @@ class _SyncTarget:
         return False
 
     def send(self, entries: Entries) -> None:
-        last = bool(entries) and END_FIELD in entries[-1]
+        last = self.producer.layout.closing(entries)
         try:
             self._send(entries)
         except BaseException:
@@ -129,6 +190,8 @@ class _SyncTarget:
                 self.client.close()
 
     def _send(self, entries: Entries) -> None:
+        if not entries:  # (a read the wire writes nothing for: no append)
+            return
         with self._lock:
             producer = self.producer
             if not producer.created:
@@ -155,7 +218,7 @@ class _SyncTarget:
             return None
 
 
-class _AsyncTarget:
+class _AsyncTarget(_Layout):
     """An ``httpx.AsyncClient`` sends each batch (the same plan as `_SyncTarget`)."""
 
     def __init__(self, client: Any, producer: _Producer, retries: int) -> None:
@@ -166,6 +229,8 @@ class _AsyncTarget:
         return True
 
     async def send(self, entries: Entries) -> None:
+        if not entries:  # (a read the wire writes nothing for: no append)
+            return
         producer = self.producer
         if not producer.created:
             url, headers = producer.create()
@@ -230,13 +295,18 @@ def to_durable_stream(
     ``client`` is an ``httpx.Client`` (writes each read before its events pass on) or an
     ``httpx.AsyncClient`` (writes from a task on the running loop; the end passes on once
     everything is written); by default a new ``httpx.Client`` per subscription, closed at
-    its end. ``to`` is ``"events"``, the
-    only layout so far (a reply's events, lossless, read back by ``from_durable_stream``).
+    its end.
+
+    ``to`` is the layout: ``"events"`` (llm-rx's JSON items, lossless, error included), or
+    a key of ``llm_rx.encoders.ENCODERS`` — a provider's wire, ``vercel-ui``, ``ag-ui`` — whose
+    own bytes the stream then holds, with its media type, for that wire's clients to read
+    (``from_durable_stream(url, provider=to)`` for a provider's wire); a cut reply ends with
+    the wire's own error frame, and heartbeats are SSE comments (none on an NDJSON wire).
 
     Args:
         events: The reply's events.
         url: The stream's URL on a Durable Streams server.
-        to: The layout: ``"events"``.
+        to: The layout: ``"events"`` or a wire (a key of ``llm_rx.encoders.ENCODERS``).
         client: An ``httpx.Client`` or ``httpx.AsyncClient``; ``None``: a new ``httpx.Client``.
         producer_id: The idempotent producer's id; ``None``: a random one per subscription.
         epoch: The producer's epoch: higher than the old one's to fence it off.
@@ -248,7 +318,7 @@ def to_durable_stream(
         The events, unchanged, each read appended before it passes on (a sync client).
     """
     if to != "events":
-        raise ValueError(f"to_durable_stream() writes to='events' only, not {to!r}")
+        make_encoder(to)  # (an unknown target is refused here, not when the reply starts)
     if epoch < 0 or retries < 1:
         raise ValueError("epoch must be >= 0 and retries >= 1")
     if heartbeat is not None and heartbeat <= 0:
@@ -256,7 +326,8 @@ def to_durable_stream(
     is_async = inspect.iscoroutinefunction(getattr(client, "post", None))
 
     def target() -> _SyncTarget | _AsyncTarget:  # (a fresh producer, sequence 0, per
-        producer = _Producer(url, producer_id or uuid.uuid4().hex, epoch, ttl)  # subscription)
+        layout = _Events() if to == "events" else _Wire(to)  # subscription)
+        producer = _Producer(url, producer_id or uuid.uuid4().hex, epoch, ttl, layout)
         if is_async:
             return _AsyncTarget(client, producer, retries)
         return _SyncTarget(client or _default_client(), producer, retries, client is None)

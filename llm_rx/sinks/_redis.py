@@ -15,7 +15,7 @@ from typing import Any
 from reactivex import Observable
 
 from ..events import Event
-from ._appends import Entries, WritingTap
+from ._appends import Entries, EventEntries, WritingTap
 
 __all__ = ["DEFAULT_HEARTBEAT", "DEFAULT_TTL", "to_redis"]
 
@@ -62,7 +62,7 @@ class RedisAppendError(Exception):
     """Redis refused a producer's batch: ``fenced`` (a newer epoch wrote) or ``gap``."""
 
 
-class _Target:
+class _Target(EventEntries):
     """Where the entries go: one script call (one round trip, atomic) per batch, as the
     idempotent producer ``producer_id`` at ``epoch``, its sequence number counted here. A
     client that retries a call whose answer was lost (redis-py does, on a dropped

@@ -24,6 +24,7 @@ from reactivex.scheduler import CurrentThreadScheduler
 
 from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError, WireFormatError
 from ..events import Event
+from ..wire.providers import ProviderName
 from ._async import read_async
 from ._redis_entries import Ended, read_item
 from ._source import EventSource, Reading, read_through
@@ -94,15 +95,9 @@ class _Follower:
         """The events of one answer, whether the reply ended (an end with an error raises
         it, after ``events`` were emitted: see `_emit_then`), and the seconds to wait before
         the next GET."""
-        if status == 404:  # (not created yet: the producer's first append makes it)
-            return [], False, self.failed("no such stream")
-        if status >= 500:
-            return [], False, self.failed(f"HTTP {status}")
-        if status not in (200, 204):
-            raise IncompleteStreamError(f"Durable Stream {self.url} refused a read at offset "
-                                        f"{self.offset}: HTTP {status} "
-                                        f"{body[:200].decode('utf-8', 'replace')}")
-        self.failures = 0
+        wait = self.judged(status, body)
+        if wait is not None:
+            return [], False, wait
         items = self._items(body) if status == 200 else []
         after = headers.get("Stream-Next-Offset") or self.offset
         events: list[DurableEntry] = []
@@ -118,10 +113,7 @@ class _Follower:
         if len(items) > self.skip:
             self.deadline = time.monotonic() + self.timeout
         self.skip = 0 if items or status == 204 else self.skip
-        self.offset = after
-        self.cursor = headers.get("Stream-Cursor") or self.cursor
-        self.caught_up = headers.get("Stream-Up-To-Date") == "true"
-        if headers.get("Stream-Closed") == "true" and self.caught_up:
+        if self.advanced(headers):
             raise _Done(events, IncompleteStreamError(
                 f"Durable Stream {self.url} was closed at offset {self.offset} without the "
                 "reply's end (the reply was cut)"))
@@ -130,6 +122,27 @@ class _Follower:
                 f"Durable Stream {self.url} holds no end at offset {self.offset} yet (the "
                 "reply is still being written; read it with live=True to follow it)"))
         return events, False, 0.0
+
+    def judged(self, status: int, body: bytes) -> float | None:
+        """``None`` for an answer to read, else the seconds to wait before asking again
+        (a stream not created yet: the producer's first append makes it; a 5xx)."""
+        if status == 404:
+            return self.failed("no such stream")
+        if status >= 500:
+            return self.failed(f"HTTP {status}")
+        if status not in (200, 204):
+            raise IncompleteStreamError(f"Durable Stream {self.url} refused a read at offset "
+                                        f"{self.offset}: HTTP {status} "
+                                        f"{body[:200].decode('utf-8', 'replace')}")
+        self.failures = 0
+        return None
+
+    def advanced(self, headers: Any) -> bool:
+        """Move on to the answer's next offset: whether the stream is closed there."""
+        self.offset = headers.get("Stream-Next-Offset") or self.offset
+        self.cursor = headers.get("Stream-Cursor") or self.cursor
+        self.caught_up = headers.get("Stream-Up-To-Date") == "true"
+        return headers.get("Stream-Closed") == "true" and self.caught_up
 
     def _items(self, body: bytes) -> list[Any]:
         try:
@@ -247,6 +260,7 @@ class _DurableSource(EventSource):
 def from_durable_stream(
     url: str, offset: str = "-1", live: bool = True, *, client: Any = None,
     idle_timeout: float = ..., retries: int = ..., with_offsets: Literal[False] = False,
+    provider: ProviderName | None = None,
 ) -> Observable[Event]: ...
 
 
@@ -266,6 +280,7 @@ def from_durable_stream(
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     retries: int = DEFAULT_RETRIES,
     with_offsets: bool = False,
+    provider: ProviderName | None = None,
 ) -> Observable[Event] | Observable[DurableEntry]:
     """A cold observable of the events of the reply ``sinks.to_durable_stream`` appends to
     ``url``, from ``offset`` on (``"-1"``: the start; an offset a server gave,
@@ -284,8 +299,11 @@ def from_durable_stream(
     ``client`` is an ``httpx.Client`` (read on ``scheduler``, by default on the subscribing
     thread, which it blocks) or an ``httpx.AsyncClient`` (read by a task on the running
     loop); by default a new ``httpx.Client`` per subscription, closed at its end.
-    ``with_offsets=True`` gives `DurableEntry` items: each event with the position after it,
-    to pass as ``offset`` to read on exactly after it (a reader restarted elsewhere).
+    With ``provider`` (the ``to`` the producer wrote, a provider's wire),
+    the stream's bytes are that wire's body, decoded as it arrives: the wire's own end tells
+    a finished reply from a cut one. ``with_offsets=True`` gives `DurableEntry` items: each
+    event with the position after it, to pass as ``offset`` to read on exactly after it (a
+    reader restarted elsewhere).
 
     Args:
         url: The stream's URL on a Durable Streams server.
@@ -296,6 +314,8 @@ def from_durable_stream(
         idle_timeout: Seconds without a new item before the reply ends cut.
         retries: Failed requests in a row before the reply ends cut.
         with_offsets: Give `DurableEntry` items (an event and the position after it).
+        provider: ``None``: the stream holds llm-rx's JSON items (``to="events"``); a wire's
+            id: it holds that wire's bytes (``to=<wire>``), decoded as that wire's body.
 
     Returns:
         A cold observable of the reply's events (or entries).
@@ -310,6 +330,13 @@ def from_durable_stream(
 
             raise ImportError("from_durable_stream() needs httpx: "
                               f"{install_hint('durable')}") from missing
+    if provider is not None:
+        if with_offsets:
+            raise ValueError("with_offsets=True reads llm-rx's JSON items only (provider=None)")
+        from ._durable_wire import wire_reply
+
+        is_async = inspect.iscoroutinefunction(getattr(client, "get", None))
+        return wire_reply(client, url, offset, live, idle_timeout, retries, provider, is_async)
     source = _DurableSource(client, url, offset, live, idle_timeout, retries, with_offsets)
     if not with_offsets:
         return source
