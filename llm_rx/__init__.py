@@ -70,6 +70,7 @@ _LAZY: dict[str, str] = {
     "event_to_dict": ".events",
     "from_async_bytes": ".sources",
     "from_bytes": ".sources",
+    "from_durable_stream": ".sources",
     "from_file": ".sources",
     "from_httpx": ".sources",
     "from_native": ".read.from_native",
@@ -142,6 +143,7 @@ __all__ = [
     "event_to_dict",
     "from_async_bytes",
     "from_bytes",
+    "from_durable_stream",
     "from_file",
     "from_httpx",
     "from_native",
@@ -231,6 +233,7 @@ if _typing.TYPE_CHECKING:  # (what type checkers and IDEs see: the same names, i
     from .sources import (
         from_async_bytes,
         from_bytes,
+        from_durable_stream,
         from_file,
         from_httpx,
         from_sdk,

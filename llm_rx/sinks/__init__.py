@@ -21,6 +21,7 @@ __all__ = [
     "redis_sse_response",
     "sse_response",
     "terminal_display",
+    "to_durable_stream",
     "to_redis",
 ]
 
@@ -36,6 +37,7 @@ _WHERE = {
     "redis_sse_response": "._redis_sse",
     "sse_response": "._asgi",
     "terminal_display": "._terminal",
+    "to_durable_stream": "._durable",
     "to_redis": "._redis",
 }
 
@@ -50,6 +52,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ._asgi import sse_response
+    from ._durable import to_durable_stream
     from ._jupyter import DisplayUnavailableError, ReplyFrame, jupyter_display
     from ._live import DEFAULT_REFRESH_PER_SECOND, LiveView, live
     from ._plain import PlainPrinter

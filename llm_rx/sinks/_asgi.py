@@ -18,6 +18,7 @@ from ..events import Dropped, Event
 from ..operators._adapter import Fold, folded
 from ..operators._encode import EncodeFold
 from ..sources._engine import consumer_space
+from ._keepalive import DEFAULT_KEEPALIVE, kept_alive
 
 if TYPE_CHECKING:
     from starlette.responses import StreamingResponse
@@ -41,6 +42,7 @@ def sse_response(
     status_code: int = 200,
     headers: Mapping[str, str] | None = None,
     background: Any = None,
+    keepalive: float | None = DEFAULT_KEEPALIVE,
 ) -> StreamingResponse:
     """A ``StreamingResponse`` that sends ``events`` as ``to``'s stream, with its media type
     (``llm_rx.encoders.MEDIA_TYPES``) and the headers its clients need
@@ -65,6 +67,11 @@ def sse_response(
     frame), after what waits; the ``llm_rx.sinks`` logger says why (a warning). The client
     never gets a reply cut silently.
 
+    An SSE target's response sends a keep-alive comment (``: keep-alive``, which every SSE
+    reader skips) after ``keepalive`` seconds (15) without a byte, so that proxies which
+    close idle connections leave a thinking model's reply alone; ``None``: none (an NDJSON
+    target never gets one: it has no comments).
+
     Args:
         events: The reply's events (subscribed to when the response starts).
         to: The target: a key of ``llm_rx.encoders.ENCODERS`` (a provider's stream, or
@@ -73,6 +80,7 @@ def sse_response(
         status_code: The response's status.
         headers: More response headers.
         background: A Starlette ``BackgroundTask`` run after the response is sent.
+        keepalive: Seconds without a byte before a keep-alive comment; ``None``: none.
 
     Returns:
         A Starlette ``StreamingResponse``.
@@ -80,7 +88,10 @@ def sse_response(
     from starlette.responses import StreamingResponse
 
     make_encoder(to)  # (an unknown target is refused here, not when the response starts)
-    return StreamingResponse(_body(events, to, dropped),
+    body = _body(events, to, dropped)
+    if MEDIA_TYPES[to] == "text/event-stream":
+        body = kept_alive(body, keepalive)
+    return StreamingResponse(body,
                              status_code=status_code,
                              headers={**HEADERS.get(to, {}), **(headers or {})},
                              media_type=MEDIA_TYPES[to], background=background)

@@ -22,6 +22,7 @@ from ..events import event_to_dict
 from ..sources._engine import consumer_space
 from ..sources._redis import DEFAULT_HEARTBEAT_TIMEOUT, RedisEntry, redis_entries
 from ..sources._redis_entries import typed
+from ._keepalive import DEFAULT_KEEPALIVE, kept_alive
 
 __all__ = ["BATCH", "redis_sse_response", "sse_frames"]
 
@@ -120,6 +121,7 @@ def redis_sse_response(
     *,
     after: str = "0",
     heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
+    keepalive: float | None = DEFAULT_KEEPALIVE,
 ) -> Any:
     """A Starlette ``StreamingResponse`` (``text/event-stream``) of the reply at ``key``,
     read with the async ``client``: from the start, or after the request's ``Last-Event-ID``
@@ -131,7 +133,9 @@ def redis_sse_response(
 
     Redis is read as the client reads: at most `BATCH` (128) entries a read, the next read
     once the response took the last of them, so a slow client holds one read's entries in
-    the server; the time spent waiting for the client is no silence of the producer's.
+    the server; the time spent waiting for the client is no silence of the producer's. After
+    ``keepalive`` seconds (15) without a frame a keep-alive comment (``: keep-alive``) is
+    sent, so that proxies which close idle connections leave a thinking model's reply alone.
 
     Args:
         client: A ``redis.asyncio`` client.
@@ -139,6 +143,7 @@ def redis_sse_response(
         request: The Starlette request, whose ``Last-Event-ID`` header says where to resume.
         after: The entry id to read after when the request names none (``0``: from the start).
         heartbeat_timeout: Seconds of silence after which the producer is taken for dead.
+        keepalive: Seconds without a frame before a keep-alive comment; ``None``: none.
 
     Returns:
         A Starlette ``StreamingResponse``.
@@ -148,7 +153,7 @@ def redis_sse_response(
     headers = getattr(request, "headers", None) or {}
     resume = headers.get("last-event-id") or after
     return StreamingResponse(
-        sse_frames(client, key, resume, heartbeat_timeout),
+        kept_alive(sse_frames(client, key, resume, heartbeat_timeout), keepalive),
         media_type="text/event-stream",
         headers=_HEADERS,
     )

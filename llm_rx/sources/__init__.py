@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING, Any
 from .._lazy import load
 
 __all__ = [
+    "DurableEntry",
     "EventSource",
     "RedisEntry",
     "from_async_bytes",
     "from_bytes",
+    "from_durable_stream",
     "from_file",
     "from_httpx",
     "from_redis",
@@ -21,10 +23,12 @@ __all__ = [
 
 #: Where each name lives: imported on first use (a program loads only what it uses).
 _WHERE = {
+    "DurableEntry": "._durable",
     "EventSource": "._source",
     "RedisEntry": "._redis",
     "from_async_bytes": "._async",
     "from_bytes": "._bytes",
+    "from_durable_stream": "._durable",
     "from_file": "._bytes",
     "from_httpx": "._httpx",
     "from_redis": "._redis",
@@ -45,6 +49,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from ._async import from_async_bytes
     from ._bytes import from_bytes, from_file, iter_file
+    from ._durable import DurableEntry, from_durable_stream
     from ._httpx import from_httpx
     from ._redis import RedisEntry, from_redis
     from ._sdk import from_sdk

@@ -37,6 +37,7 @@ __all__ = [
     "end_entry",
     "event_entry",
     "read_entry",
+    "read_item",
     "typed",
 ]
 
@@ -110,6 +111,25 @@ def read_entry(entry_id: str, fields: Mapping[Any, Any]) -> Event | Ended | None
     except (ValueError, TypeError, KeyError) as failure:
         raise _bad(entry_id, named, f"{type(failure).__name__}: {failure}") from failure
     raise _bad(entry_id, named, "it has no event, end or heartbeat field")
+
+
+def read_item(where: str, item: Any) -> Event | Ended | None:
+    """The event or end one JSON item holds, the same fields as an entry, parsed (a
+    Durable Stream's JSON items); a ``WireFormatError`` carrying it when it is none."""
+    try:
+        if isinstance(item, dict):
+            if EVENT_FIELD in item:
+                return event_from_dict(item[EVENT_FIELD])
+            if END_FIELD in item:
+                return Ended(_error_of(item[END_FIELD]["error"]))
+            if HEARTBEAT_FIELD in item:
+                return None
+    except (ValueError, TypeError, KeyError) as failure:
+        why = f"{type(failure).__name__}: {failure}"
+        raise WireFormatError(f"{where} is not an llm-rx item ({why})",
+                              orjson.dumps(item, default=str).decode()) from failure
+    raise WireFormatError(f"{where} is not an llm-rx item (it has no event, end or heartbeat "
+                          "field)", orjson.dumps(item, default=str).decode())
 
 
 def _bad(entry_id: str, named: Mapping[str, Any], why: str) -> WireFormatError:

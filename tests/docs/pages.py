@@ -13,10 +13,13 @@ DOCS = ROOT / "docs"
 # (it needs a notebook kernel or a provider's key), ```sh and ``` are not Python.
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 
-# The documented address of ``llm-rx serve --port 8000``, and of a local Redis: a test
+# The documented address of ``llm-rx serve --port 8000``, and of a local Redis (and a
+# Durable Streams server, below): a test
 # points them at its own servers.
 SERVE_URL = "http://127.0.0.1:8000"
 REDIS_URL = "redis://127.0.0.1:6379"
+#: The documented address of a Durable Streams server (the reference server's default port).
+DURABLE_URL = "http://127.0.0.1:4437"
 
 
 @dataclass(frozen=True)

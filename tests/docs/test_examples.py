@@ -1,5 +1,6 @@
 """Every ``python`` block on the site runs as written (from the checkout's root): against the
-recorded replies bundled with llm-rx, the ``llm-rx serve`` emulator, or a real Redis."""
+recorded replies bundled with llm-rx, the ``llm-rx serve`` emulator, a real Redis, or the
+Durable Streams reference server."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .pages import DOCS, REDIS_URL, ROOT, SERVE_URL, Block, blocks
+from .pages import DOCS, DURABLE_URL, REDIS_URL, ROOT, SERVE_URL, Block, blocks
 
 BLOCKS = blocks()
 
@@ -31,6 +32,9 @@ def test_example_runs(block: Block, request: pytest.FixtureRequest,
     if REDIS_URL in code:
         redis = request.getfixturevalue("server")  # (tests/redis: running and empty)
         code = code.replace(REDIS_URL, f"redis://127.0.0.1:{redis.port}")
+    if DURABLE_URL in code:
+        durable = request.getfixturevalue("durable_server")  # (tests/durable: the reference one)
+        code = code.replace(DURABLE_URL, durable.url)
     source = "\n" * (block.line - 1) + code  # (a traceback's line numbers are the page's)
     scope: dict[str, Any] = {"__name__": "__docs__"}
     exec(compile(source, str(block.page), "exec"), scope)  # (the example itself)

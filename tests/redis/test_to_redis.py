@@ -28,10 +28,22 @@ TEXT = capture("openai/chat-text-basic.sse")
 
 
 class CountingClient:
-    """A client whose pipelines count their round trips."""
+    """A client whose writes (script calls, pipelines) count their round trips."""
 
     def __init__(self, client: Any) -> None:
         self.client, self.round_trips = client, 0
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        return self.client.execute_command(*args, **options)
+
+    def register_script(self, script: str) -> Any:
+        registered = self.client.register_script(script)
+
+        def counted(**arguments: Any) -> Any:
+            self.round_trips += 1
+            return registered(**arguments)
+
+        return counted
 
     def pipeline(self, transaction: bool = True) -> Any:
         pipe = self.client.pipeline(transaction=transaction)
