@@ -25,6 +25,7 @@ from reactivex.scheduler import CurrentThreadScheduler
 from ..errors import IncompleteStreamError, LlmRxError, StreamTimeoutError, WireFormatError
 from ..events import Event
 from ..wire.providers import ProviderName
+from ..wire.resume import Cursor
 from ._async import read_async
 from ._redis_entries import Ended, read_item
 from ._source import EventSource, Reading, read_through
@@ -46,6 +47,11 @@ class DurableEntry(NamedTuple):
 
     offset: str
     event: Event
+
+    @property
+    def cursor(self) -> Cursor:
+        """The offset as the `Cursor` every resumable source takes (its ``last_event_id``)."""
+        return Cursor(last_event_id=self.offset)
 
 
 class _Follower:
@@ -258,7 +264,7 @@ class _DurableSource(EventSource):
 
 @overload
 def from_durable_stream(
-    url: str, offset: str = "-1", live: bool = True, *, client: Any = None,
+    url: str, offset: str | Cursor = "-1", live: bool = True, *, client: Any = None,
     idle_timeout: float = ..., retries: int = ..., with_offsets: Literal[False] = False,
     provider: ProviderName | None = None,
 ) -> Observable[Event]: ...
@@ -266,14 +272,14 @@ def from_durable_stream(
 
 @overload
 def from_durable_stream(
-    url: str, offset: str = "-1", live: bool = True, *, client: Any = None,
+    url: str, offset: str | Cursor = "-1", live: bool = True, *, client: Any = None,
     idle_timeout: float = ..., retries: int = ..., with_offsets: Literal[True],
 ) -> Observable[DurableEntry]: ...
 
 
 def from_durable_stream(
     url: str,
-    offset: str = "-1",
+    offset: str | Cursor = "-1",
     live: bool = True,
     *,
     client: Any = None,
@@ -308,7 +314,9 @@ def from_durable_stream(
     Args:
         url: The stream's URL on a Durable Streams server.
         offset: Where to start: ``"-1"`` (the start), ``"now"`` (the tail), an offset the
-            server gave, or a `DurableEntry`'s ``offset`` (plain strings).
+            server gave, or a `DurableEntry`'s ``offset`` (plain strings); or an
+            [`llm_rx.Cursor`][llm_rx.Cursor] (its ``last_event_id``; ``entry.cursor``), the
+            one type every resumable source shares.
         live: Follow appends until the reply's end (``False``: only what is written).
         client: An ``httpx.Client`` or ``httpx.AsyncClient``; ``None``: a new ``httpx.Client``.
         idle_timeout: Seconds without a new item before the reply ends cut.
@@ -322,6 +330,8 @@ def from_durable_stream(
     """
     if idle_timeout <= 0 or retries < 1:
         raise ValueError("idle_timeout must be positive and retries >= 1")
+    if isinstance(offset, Cursor):
+        offset = offset.last_event_id or "-1"
     if client is None:
         try:
             import httpx  # noqa: F401 - the optional extra (used when a subscription reads)

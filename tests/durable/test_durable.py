@@ -199,3 +199,18 @@ def test_durable_async_producer_round_trip(durable_server: DurableServer) -> Non
     written = asyncio.run(produce())
     assert written == llm_rx.reassemble(recorded.data, recorded.provider)
     assert llm_rx.from_durable_stream(url).pipe(lxo.to_response()).run() == written
+
+
+def test_durable_reader_goes_on_from_an_entrys_cursor(durable_server: DurableServer) -> None:
+    # bug class: a resumable source that takes its own position type only (every other one
+    # takes llm_rx.Cursor: from_redis(after=), from_httpx's reconnect)
+    recorded = capture(NAMES[0])
+    url = durable_server.stream()
+    write(url, list(events_of(recorded)))
+    entries: list[Any] = []
+    llm_rx.from_durable_stream(url, with_offsets=True).subscribe(entries.append)
+    at = len(entries) // 2
+    rest, failure = read(url, offset=entries[at].cursor)
+    assert failure is None
+    assert rest == [entry.event for entry in entries[at + 1 :]]
+    assert read(url, offset=llm_rx.Cursor())[0] == [entry.event for entry in entries]
