@@ -297,3 +297,31 @@ def test_the_core_shadows_nothing_of_the_decoders_it_runs_over() -> None:
         for cls in compiled.__mro__[2:]:
             assert not own & set(vars(cls)), (cls.__name__, own & set(vars(cls)))
         assert not own & set(vars(compiled(1 << 20))), compiled.__name__
+
+
+@needs_core
+@pytest.mark.parametrize(("provider", "make"), _GENERATED, ids=[p for p, _ in _GENERATED])
+@pytest.mark.parametrize("read", [None, 1024, 0], ids=["whole", "1KiB", "frame"])
+def test_the_core_reads_most_of_every_wire(provider: str, make: Any, read: int | None,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # bug class: a core that silently never runs (a program never learnt, a framing never
+    # recognised): every equivalence test above would then compare the Python path with
+    # itself
+    read_by_core = 0
+
+    def counted(scanner: Any) -> Any:
+        def scan(*args: Any) -> Any:
+            nonlocal read_by_core
+            found = scanner(*args)
+            read_by_core += found[1]
+            return found
+
+        return scan
+
+    monkeypatch.setattr(core, "scan", counted(core.scan))
+    monkeypatch.setattr(core, "scan_messages", counted(core.scan_messages))
+    data = make(200, 7)
+    reads = [data] if read is None else (
+        [data[i : i + read] for i in range(0, len(data), read)] if read else _frames(data))
+    assert len(llm_rx.reassemble(reads, provider).text) > 0
+    assert read_by_core >= 190  # (of 200 deltas: the first is the decoder's, to learn from)
