@@ -193,11 +193,15 @@ class BodyDecoding:
             self._emit(events)
 
     def _slices(self, chunk: bytes) -> None:
-        """A whole body in one read, decoded as a connection's reads."""
+        """A whole body in one read, decoded as a connection's reads (settled once the reply
+        started, as the next read would be: a fold then takes its strings directly)."""
         for start in range(0, len(chunk), _READ):
             events = decoded(self._reader, chunk[start : start + _READ])
             if events:
                 self._emit(events)
+            if self.read == self._read_head and self.decoder.started:
+                self._head = []
+                self._settle()
 
     def _read_rest(self, chunk: object) -> None:
         """A read of a non-stream body: kept until its end, or until it grows past

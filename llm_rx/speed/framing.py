@@ -70,10 +70,14 @@ def _sse_head(frame: bytes, first: bytes, names: bool, named: bytes) -> bytes | 
 def _checked(raw: Raw, frame: bytes) -> Raw | None:
     """``raw`` if it reads ``frame`` whole, as its one frame."""
     core = _core()
-    if raw.headers:
-        found = core.scan_messages(frame, 0, raw.headers, raw.pieces, raw.holes, [], len(frame))
-    else:
-        found = core.scan(frame, 0, raw.pieces, raw.holes, [], len(frame))
+    try:
+        if raw.headers:
+            found = core.scan_messages(frame, 0, raw.headers, raw.pieces, raw.holes, [],
+                                       len(frame))
+        else:
+            found = core.scan(frame, 0, raw.pieces, raw.holes, [], len(frame))
+    except ValueError:  # (a program the core cannot read: more holes than it takes)
+        return None
     return raw if found[:2] == (len(frame), 1) else None
 
 

@@ -70,6 +70,8 @@ class Spans(NamedTuple):
         if not all(_VALUE_BEFORE.search(piece) for piece in between[:-1]) or not all(
                 piece[:1] in b",}] " for piece in between[1:]) or b"." in self.counts:
             return None
+        if len(between) == 1:  # (no count: the object is all literal)
+            return (self.prefix, self.middle + self.counts + self.suffix), b"S"
         return ((self.prefix, self.middle + between[0], *between[1:-1], between[-1] + self.suffix),
                 b"S" + b"I" * (len(between) - 1))
 

@@ -325,3 +325,20 @@ def test_the_core_reads_most_of_every_wire(provider: str, make: Any, read: int |
         [data[i : i + read] for i in range(0, len(data), read)] if read else _frames(data))
     assert len(llm_rx.reassemble(reads, provider).text) > 0
     assert read_by_core >= 190  # (of 200 deltas: the first is the decoder's, to learn from)
+
+
+@needs_core
+@pytest.mark.parametrize("usage", [b"{}", b'{"a": [' + b", ".join([b"1"] * 40) + b"]}"],
+                         ids=["no count", "more counts than the core takes"])
+def test_core_reads_gemini_chunks_whatever_their_counts(usage: bytes) -> None:
+    # bug class: a learnt chunk whose counts make no program the core can read (none at all,
+    # found by the seeded fuzzer; more holes than it takes) failing the reply instead of
+    # leaving it to the Python path
+    body = b"".join(
+        b'data: {"candidates": [{"content": {"parts": [{"text": "w%d "}],"role": "model"},'
+        b'"index": 0}],"usageMetadata": ' % n + usage + b'}\r\n\r\n' for n in range(40))
+    compiled = speed.decoders()["gemini"]
+    for reads in ([body], reads_of(body, 100)):
+        assert _outcome(lambda: compiled(1 << 20), reads) == _outcome(
+            lambda: compiled.python(1 << 20), reads)  # type: ignore[attr-defined]
+    assert llm_rx.reassemble(body, "gemini").text == "".join(f"w{n} " for n in range(40))
