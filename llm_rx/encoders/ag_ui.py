@@ -27,6 +27,7 @@ user's stop, `stop_on`) is no error: its open messages are closed, then ``RUN_FI
 with AG-UI 1.0's ``cancelled`` outcome (the usage so far, ``stopReason: interrupted``) —
 unless it was cut inside a tool call's arguments, which can never end: then ``RUN_ERROR``
 with code ``cancelled``.
+An application's event (`llm_rx.events.Custom`) is a ``CUSTOM`` event (``name``, ``value``).
 Citations, log-probabilities and choices after the first have no place: dropped and reported.
 """
 
@@ -40,6 +41,7 @@ import orjson
 from ..errors import LlmRxError, ProviderError
 from ..events import (
     BlockStart,
+    Custom,
     Dropped,
     MessageStart,
     MessageStop,
@@ -203,6 +205,10 @@ class AgUIEncoder(UIEncoder):
             subtype, entity = "message", self._id(index)
         out.append(_event({"type": "REASONING_ENCRYPTED_VALUE", "subtype": subtype,
                            "entityId": entity, "encryptedValue": event.signature}))
+
+    def _on_custom(self, event: Custom, out: list[bytes]) -> None:
+        self._open(out)
+        out.append(_event({"type": "CUSTOM", "name": event.name, "value": event.data}))
 
     def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None:
         index = start.index

@@ -33,6 +33,7 @@ from ..events import (
     BlockStop,
     ChoiceEnd,
     CitationDelta,
+    Custom,
     Dropped,
     Event,
     LogprobsDelta,
@@ -116,6 +117,7 @@ class ResponseBuilder(Reading):
             MessageStop: self._message_stop,
             Opaque: self._opaque,
             Dropped: self._dropped,
+            Custom: self._dropped,  # (an application's event: no part of the model's reply)
         }
 
     def feed(self, event: Event) -> None:
