@@ -45,6 +45,7 @@ ProviderName = ProviderId | ProviderAlias | UIStreamId
 
 #: Every provider id, in the order of the type (sorted).
 PROVIDERS: Final[tuple[ProviderId, ...]] = get_args(ProviderId)
+#: The browser protocols' ids (read by a decoder, written by an encoder; no ``to_native``).
 UI_STREAMS: Final[tuple[UIStreamId, ...]] = get_args(UIStreamId)
 ALIASES: Final[dict[ProviderAlias, ProviderId]] = {"openai": "openai-chat", "claude": "anthropic"}
 
