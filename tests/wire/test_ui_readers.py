@@ -5,6 +5,8 @@ complete; an error frame is the provider's error."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -248,3 +250,36 @@ def test_ui_readers_refuse_another_wire() -> None:
     for to in TARGETS:
         with pytest.raises(WireFormatError):
             llm_rx.from_bytes(chat.data, provider=to).run()  # type: ignore[arg-type]
+
+
+def _all(chunks: list[bytes], provider: str | None) -> list[Any]:
+    out: list[Any] = []
+    llm_rx.from_bytes(chunks, provider=provider).subscribe(  # type: ignore[arg-type]
+        out.append, out.append)
+    return [(type(e), *e) if isinstance(e, tuple) else (type(e), str(e)) for e in out]
+
+
+async def _all_async(body: bytes, provider: str) -> list[Any]:
+    async def chunks() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), 100):
+            yield body[start:start + 100]
+
+    out: list[Any] = []
+    async for event in llm_rx.to_aiter(
+            llm_rx.from_async_bytes(chunks(), provider=provider)):  # type: ignore[arg-type]
+        out.append((type(event), *event))
+    return out
+
+
+@pytest.mark.parametrize("to", TARGETS)
+@pytest.mark.parametrize("name", ["anthropic/thinking-signature.sse",
+                                  "openai/chat-parallel-tool-calls.sse"])
+def test_ui_events_do_not_depend_on_where_the_reads_end(to: str, name: str) -> None:
+    cap = next(c for c in STREAMS if c.name == name)
+    body = llm_rx.translate(cap.data, to=to, provider=cap.provider)
+    whole = _all([body], to)
+    assert _all([body[n:n + 1] for n in range(len(body))], to) == whole  # (byte by byte)
+    assert _all([body[n:n + 1] for n in range(len(body))], None) == whole  # (sniffed too)
+    for cut in range(1, len(body), 13):
+        assert _all([body[:cut], body[cut:]], to) == whole, cut
+    assert asyncio.run(_all_async(body, to)) == whole  # (the async engine: the same)
