@@ -97,9 +97,11 @@ class AgUIDecoder(SSEPayloadDecoder):
     def _frame(self, data: bytes, out: list[Event]) -> None:
         frame = self._parse(data)
         kind = frame.get("type")
+        foreign = None if self.started else foreign_frame(data, self.provider)
+        if foreign is not None:  # (another wire's first frame: not read as an event)
+            raise foreign
         if not isinstance(kind, str) or not kind.isupper():
-            foreign = None if self.started else foreign_frame(data, self.provider)
-            raise foreign or WireFormatError(
+            raise WireFormatError(
                 "an AG-UI event has a type in capitals (RUN_STARTED, TEXT_MESSAGE_CONTENT, "
                 "RUN_FINISHED, ...)", data)
         if not self.started and kind != "RUN_STARTED":

@@ -114,9 +114,11 @@ class VercelUIDecoder(SSEPayloadDecoder):
                              start=True)
         frame = self._parse(data)
         kind = frame.get("type")
+        foreign = None if self.started else foreign_frame(data, self.provider)
+        if foreign is not None:  # (another wire's first frame: not read as a chunk)
+            raise foreign
         if not isinstance(kind, str) or not kind or kind != kind.lower():
-            foreign = None if self.started else foreign_frame(data, self.provider)
-            raise foreign or WireFormatError(
+            raise WireFormatError(
                 "an AI SDK UI message stream chunk has a type in lower case (start, "
                 "text-delta, finish, ...)", data)
         if self._held is not None and not (kind.startswith("reasoning-")
