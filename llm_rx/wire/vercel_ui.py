@@ -101,6 +101,7 @@ class VercelUIDecoder(SSEPayloadDecoder):
         self._parts = Parts()
         self._args: set[str] = set()  # calls whose arguments came as fragments
         self._held: str | None = None  # a reasoning part started, not opened yet
+        self._ran: set[str] = set()  # calls the provider runs (``providerExecuted``)
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         self._frame(data, out)
@@ -177,8 +178,10 @@ class VercelUIDecoder(SSEPayloadDecoder):
     def _tool(self, kind: str, frame: dict[str, Any], out: list[Event]) -> None:
         call = str(frame.get("toolCallId") or "")
         key = "c:" + call
-        if frame.get("providerExecuted") or kind.startswith("tool-output"):
-            if kind != "tool-input-start" and kind != "tool-input-delta":
+        if frame.get("providerExecuted") or call in self._ran or kind.startswith("tool-output"):
+            if kind == "tool-input-start":
+                self._ran.add(call)  # (its deltas do not say so again)
+            elif kind != "tool-input-delta":  # (the whole input comes with -available)
                 self._parts.block("opaque", out, name=kind, raw=frame)
             return
         name = frame.get("toolName")

@@ -205,6 +205,14 @@ def test_vercel_ui_reads_what_the_ai_sdk_writes() -> None:
         {"type": "text-delta", "id": "t1", "delta": "Hello"},
         {"type": "text-end", "id": "t1"},
         {"type": "data-weather", "data": {"city": "Paris"}},
+        {"type": "tool-input-start", "toolCallId": "ws1", "toolName": "web_search",
+         "providerExecuted": True},
+        {"type": "tool-input-delta", "toolCallId": "ws1", "inputTextDelta": '{"query":'},
+        {"type": "tool-input-delta", "toolCallId": "ws1", "inputTextDelta": '"x"}'},
+        {"type": "tool-input-available", "toolCallId": "ws1", "toolName": "web_search",
+         "input": {"query": "x"}, "providerExecuted": True},
+        {"type": "tool-output-available", "toolCallId": "ws1", "output": [],
+         "providerExecuted": True},
         {"type": "tool-input-available", "toolCallId": "c1", "toolName": "get",
          "input": {"q": 1}},
         {"type": "finish-step"},
@@ -217,7 +225,11 @@ def test_vercel_ui_reads_what_the_ai_sdk_writes() -> None:
     assert response.stop_reason == "tool_use"
     assert [(b.type, getattr(b, "text", None)) for b in response.content][:2] == [
         ("thinking", "think"), ("text", "Hello")]
-    call = response.content[2]
+    # (a tool the provider ran, streamed: its call and result, never a call to run)
+    assert [(b.type, getattr(b, "kind", None)) for b in response.content[2:4]] == [
+        ("opaque", "tool-input-available"), ("opaque", "tool-output-available")]
+    assert [c.id for c in response.tool_calls] == ["c1"]
+    call = response.content[4]
     assert call.type == "tool_call"
     assert call.arguments == {"q": 1}
     assert call.name == "get"
