@@ -1,6 +1,6 @@
-"""``responses()``: a stream that carries several responses, one after another (OpenAI's
-WebSocket mode, an agent's turns on one connection, a run and the run that resumes it), as
-one observable per response."""
+"""``responses()``: a stream that carries several responses, one after another (a WebSocket
+that carries one response after another, an agent's turns on one connection, a run and the
+run that resumes it), as one observable per response."""
 
 from __future__ import annotations
 
