@@ -27,7 +27,9 @@ user's stop, `stop_on`) is no error: its open messages are closed, then ``RUN_FI
 with AG-UI 1.0's ``cancelled`` outcome (the usage so far, ``stopReason: interrupted``) —
 unless it was cut inside a tool call's arguments, which can never end: then ``RUN_ERROR``
 with code ``cancelled``.
-An application's event (`llm_rx.events.Custom`) is a ``CUSTOM`` event (``name``, ``value``).
+An application's event (`llm_rx.events.Custom`) is a ``CUSTOM`` event (``name``, ``value``);
+its state is AG-UI's own: ``Custom("state_snapshot", snapshot)`` a ``STATE_SNAPSHOT``,
+``Custom("state_delta", [JSON Patch operations])`` a ``STATE_DELTA``.
 Citations, log-probabilities and choices after the first have no place: dropped and reported.
 """
 
@@ -208,7 +210,13 @@ class AgUIEncoder(UIEncoder):
 
     def _on_custom(self, event: Custom, out: list[bytes]) -> None:
         self._open(out)
-        out.append(_event({"type": "CUSTOM", "name": event.name, "value": event.data}))
+        name, data = event.name, event.data
+        if name == "state_snapshot":
+            out.append(_event({"type": "STATE_SNAPSHOT", "snapshot": data}))
+        elif name == "state_delta" and isinstance(data, list):  # (JSON Patch operations)
+            out.append(_event({"type": "STATE_DELTA", "delta": data}))
+        else:
+            out.append(_event({"type": "CUSTOM", "name": name, "value": data}))
 
     def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None:
         index = start.index

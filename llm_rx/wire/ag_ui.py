@@ -15,9 +15,11 @@ llm-rx encoder wrote it). Messages and calls become blocks in the order they ope
 - ``TOOL_CALL_START`` / ``_ARGS`` / ``_END`` (and ``TOOL_CALL_CHUNK``): a ``tool_call``
   block, its arguments the fragments verbatim. ``TOOL_CALL_RESULT`` (a tool the agent ran)
   is an ``opaque`` block ``tool_call_result``, the event verbatim.
-- ``CUSTOM`` is an application's event (`llm_rx.events.Custom`: ``name``, ``value``).
-- Every other event (``STATE_SNAPSHOT``, ``STATE_DELTA``, ``MESSAGES_SNAPSHOT``, ``STEP_*``,
-  ``RAW``, ``ACTIVITY_*``) is an `Opaque` of its type, verbatim.
+- ``CUSTOM`` is an application's event (`llm_rx.events.Custom`: ``name``, ``value``), and so
+  is the application's state: ``STATE_SNAPSHOT`` is ``Custom("state_snapshot", snapshot)``,
+  ``STATE_DELTA`` ``Custom("state_delta", delta)`` (its JSON Patch operations).
+- Every other event (``MESSAGES_SNAPSHOT``, ``STEP_*``, ``RAW``, ``ACTIVITY_*``) is an
+  `Opaque` of its type, verbatim.
 
 ``RUN_FINISHED`` ends the reply: blocks left open are closed, ``usage`` (AG-UI's
 ``TokenUsage``) is the usage, and the stop reason is ``metadata.stopReason`` when an llm-rx
@@ -54,7 +56,7 @@ __all__ = ["AgUIDecoder"]
 
 #: the events read into the algebra (each by its ``_on_<type>`` method); others are opaque
 _KNOWN = frozenset({
-    "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "CUSTOM",
+    "RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "CUSTOM", "STATE_SNAPSHOT", "STATE_DELTA",
     "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TEXT_MESSAGE_CHUNK",
     "REASONING_START", "REASONING_END", "REASONING_ENCRYPTED_VALUE",
     "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END",
@@ -227,6 +229,12 @@ class AgUIDecoder(SSEPayloadDecoder):
     def _on_custom(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         name = frame.get("name")
         out.append(Custom(name if isinstance(name, str) else "", frame.get("value")))
+
+    def _on_state_snapshot(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        out.append(Custom("state_snapshot", frame.get("snapshot")))
+
+    def _on_state_delta(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
+        out.append(Custom("state_delta", frame.get("delta")))
 
     def _usage(self, frame: dict[str, Any], out: list[Event]) -> None:
         usage = frame.get("usage")

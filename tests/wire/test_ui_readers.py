@@ -22,6 +22,7 @@ from llm_rx.events import BlockStart, Custom, Event, MessageStart, TextDelta
 from llm_rx.response import Response
 from llm_rx.wire import sniff
 from tests.captures import CAPTURES, Capture
+from tests.ui_judges import ag_ui_events, ag_ui_report
 
 TARGETS = ["ag-ui", "vercel-ui"]
 FIXTURES = sorted((Path(ag_ui_validate.__file__).parent / "spec" / "fixtures" / "valid")
@@ -295,3 +296,25 @@ def test_ui_events_do_not_depend_on_where_the_reads_end(to: str, name: str) -> N
     for cut in range(1, len(body), 13):
         assert _all([body[:cut], body[cut:]], to) == whole, cut
     assert asyncio.run(_all_async(body, to)) == whole  # (the async engine: the same)
+
+
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if b"STATE_" in f.read_bytes()],
+                         ids=lambda f: f.stem)
+def test_ag_ui_state_is_the_applications_and_is_written_back_as_agui_state(
+        fixture: Path) -> None:
+    lines = _first_run(fixture)
+    frames = [orjson.loads(line) for line in lines]
+    events = _events(_sse(lines), "ag-ui")
+    state = [e for e in events if isinstance(e, Custom) and e.name.startswith("state_")]
+    assert state == [Custom("state_snapshot", f["snapshot"]) if f["type"] == "STATE_SNAPSHOT"
+                     else Custom("state_delta", f["delta"])
+                     for f in frames if f["type"] in ("STATE_SNAPSHOT", "STATE_DELTA")]
+    encoder = make_encoder("ag-ui")
+    again = encoder.encode(events) + encoder.finish(None)
+    written = ag_ui_events(again)  # (each validated by AG-UI's own models)
+    assert [(f["type"], f.get("snapshot", f.get("delta"))) for f in written
+            if f["type"].startswith("STATE_")] == [
+        (f["type"], f.get("snapshot", f.get("delta"))) for f in frames
+        if f["type"].startswith("STATE_")]
+    report = ag_ui_report(again)
+    assert (report.summary.errors, report.summary.warnings) == (0, 0), report.diagnostics
