@@ -49,7 +49,7 @@ from .response import Response
 from .sinks import terminal_display
 from .sinks._term_text import terminal_json, terminal_text
 from .sources import from_bytes
-from .wire.providers import ProviderName, provider_id
+from .wire.providers import UI_STREAMS, ProviderName, provider_id
 from .wire.registry import PROVIDERS
 
 __all__ = ["main"]
@@ -58,6 +58,8 @@ EXIT_OK, EXIT_INCOMPLETE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: Shown in a human summary for a value nobody reported (never ``None``, never ``0``).
 ABSENT = "—"
+#: the streams a command reads: every provider's wire and the browser protocols
+_READ = (*PROVIDERS, *UI_STREAMS)
 
 
 def _say(message: str) -> None:
@@ -243,8 +245,8 @@ def _parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
         sub.add_argument("file", metavar="FILE",
                          help="a recorded response body (SSE, NDJSON, ...); - reads stdin")
-        sub.add_argument("--provider", choices=PROVIDERS, metavar="P",
-                         help=f"one of {', '.join(PROVIDERS)} (default: told from the bytes)")
+        sub.add_argument("--provider", choices=_READ, metavar="P",
+                         help=f"one of {', '.join(_READ)} (default: told from the bytes)")
         return sub
 
     demo = commands.add_parser(

@@ -4,7 +4,7 @@ A reply is a sequence of events:
 
 ```text
 MessageStart  (MetadataUpdate | BlockStart delta* BlockStop | UsageUpdate | ChoiceEnd
-               | Opaque | Dropped)*  MessageStop
+               | Opaque | Custom | Dropped)*  MessageStop
 ```
 
 ``BlockStart.index`` is the block's position in the assembled message (normalised across
@@ -14,6 +14,11 @@ field (see `llm_rx.response.Usage.overlay`); they are never added.
 
 ``Dropped`` is never decoded from a wire: an encoder reports with it what its target could not
 carry (and writes nothing for one it is given), so a translation loses nothing silently.
+
+``Custom`` is an application's own event beside the model's (a retrieved document, a progress
+note, a state change a gateway adds): no provider wire carries one, the UI streams do (the AI
+SDK's ``data-<name>`` parts, AG-UI's ``CUSTOM`` events). Every operator passes it on
+untouched; the fold to a ``Response`` leaves it out (it is no part of the model's reply).
 
 Events are immutable named tuples: made once per wire frame, they sit on the hot path, and a
 tuple is the cheapest typed immutable object Python has. Their kind is part of their
@@ -37,6 +42,7 @@ __all__ = [
     "BlockStop",
     "ChoiceEnd",
     "CitationDelta",
+    "Custom",
     "Dropped",
     "Event",
     "EVENT_TYPES",
@@ -198,6 +204,20 @@ class Dropped(NamedTuple):
     raw: Any = None
 
 
+class Custom(NamedTuple):
+    """An application's event beside the model's: ``name`` says what it is (``"source"``,
+    ``"progress"``), ``data`` is any JSON value, carried verbatim.
+
+    Written by the UI targets (``vercel-ui``: a ``data-<name>`` part; ``ag-ui``: a
+    ``CUSTOM`` event with ``name`` and ``value``) and read back from them; a provider wire
+    has no place for one, so its encoder reports a `Dropped` (``what`` ``"custom:<name>"``).
+    It never equals an `Opaque` with the same fields.
+    """
+
+    name: str
+    data: Any = None
+
+
 Event = (
     MessageStart
     | MetadataUpdate
@@ -214,6 +234,7 @@ Event = (
     | ChoiceEnd
     | MessageStop
     | Opaque
+    | Custom
     | Dropped
 )
 
@@ -255,6 +276,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     "message_stop": MessageStop,
     "opaque": Opaque,
     "dropped": Dropped,
+    "custom": Custom,
 }
 for _cls in EVENT_TYPES.values():  # (kind-aware comparison: construction is untouched)
     _cls.__eq__ = _eq  # type: ignore[assignment]

@@ -278,3 +278,18 @@ def test_cli_json_writes_what_a_terminal_would_obey_as_escapes(tmp_path: Path) -
     assert "\\u009b2J" in written  # the same JSON: the string decodes to what was sent
     texts = [orjson.loads(line).get("text", "") for line in written.splitlines()]
     assert any("\x9b2J" in text for text in texts)
+
+
+@pytest.mark.parametrize("to", ["ag-ui", "vercel-ui"])
+def test_cli_reads_a_ui_stream_named_or_sniffed(to: str, tmp_path: Path) -> None:
+    source = capture("anthropic/thinking-signature.sse")
+    path = tmp_path / "ui.sse"
+    path.write_bytes(llm_rx.translate(source.data, to=to, provider=source.provider))
+    want = llm_rx.reassemble(source.data, source.provider)
+    for given in (["--provider", to], []):
+        out = io.StringIO()
+        assert main(["reassemble", str(path), *given], out=out) == 0
+        read = orjson.loads(out.getvalue())
+        assert read["provider"] == to
+        assert [b.get("text") for b in read["content"]] == [
+            getattr(b, "text", None) for b in want.content]

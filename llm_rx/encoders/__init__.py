@@ -42,7 +42,8 @@ ENCODERS: dict[str, Callable[[list[Dropped] | None], Encoder]] = {
 }
 
 #: the targets that are no provider's wire but what a browser reads: the AI SDK's UI message
-#: stream and AG-UI (no llm-rx decoder reads them back)
+#: stream and AG-UI (read back by `llm_rx.wire.VercelUIDecoder` / `AgUIDecoder`; no
+#: non-stream body, so no ``to_native``)
 UI_TARGETS = frozenset({"ag-ui", "vercel-ui"})
 
 #: the stream's media type for each target (SSE but Ollama's NDJSON and Bedrock's binary)

@@ -25,6 +25,7 @@ from ..events import (
     BlockStop,
     ChoiceEnd,
     CitationDelta,
+    Custom,
     Dropped,
     Event,
     LogprobsDelta,
@@ -186,6 +187,7 @@ class Encoder:
             MessageStop: self._message_stop,
             Opaque: self._on_opaque,
             Dropped: self._passed_drop,
+            Custom: self._on_custom,
         }
 
     @property
@@ -366,3 +368,7 @@ class Encoder:
     def _on_opaque(self, event: Opaque, out: list[bytes]) -> None:
         self.drop(f"opaque:{event.kind}", None,
                   f"a frame of {self.source} that {self.provider} cannot carry", event.raw)
+
+    def _on_custom(self, event: Custom, out: list[bytes]) -> None:
+        self.drop(f"custom:{event.name}", None,
+                  f"{self.provider} has no place for an application's events", event.data)

@@ -67,11 +67,13 @@ STOP: dict[str, dict[StopReason, str]] = {
 #: results, images, grounding), and ``logprobs`` are dropped where the table lists them.
 DROPPED: dict[str, dict[str, str]] = {
     "openai-chat": {
+        "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
         "opaque:*": "another provider's server-side block or frame",
         "signature": "a signature on a block that is no reasoning (Gemini's on a call)",
         "citation": "a citation that names no URL",
     },
     "openai-responses": {
+        "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
         "opaque:*": "another provider's block or frame",
         "signature": "a signature on a block that is no reasoning",
         "citation": "a citation that names no URL",
@@ -79,6 +81,7 @@ DROPPED: dict[str, dict[str, str]] = {
         "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "anthropic": {
+        "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
         "opaque:*": "another provider's block or frame",
         "signature": "a signature on a block that is no reasoning",
         "citation": "another provider's citation (no Anthropic citation type)",
@@ -86,6 +89,7 @@ DROPPED: dict[str, dict[str, str]] = {
         "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "gemini": {
+        "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
         "opaque:*": "another provider's block or frame",
         "redacted_thinking": "redacted reasoning",
         "citation": "a citation",
@@ -94,6 +98,7 @@ DROPPED: dict[str, dict[str, str]] = {
                          '{"_raw_arguments": "..."}',
     },
     "gemini-interactions": {
+        "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
         "opaque:*": "another provider's block or frame",
         "signature": "another provider's signature (no Gemini thought signature)",
         "redacted_thinking": "another provider's redacted reasoning",
@@ -102,6 +107,7 @@ DROPPED: dict[str, dict[str, str]] = {
         "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "ollama": {
+        "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
         "opaque:*": "any server-side block or frame",
         "signature": "a signature",
         "redacted_thinking": "redacted reasoning",
@@ -112,6 +118,7 @@ DROPPED: dict[str, dict[str, str]] = {
         "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "bedrock-converse": {
+        "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
         "opaque:*": "another provider's block or frame",
         "signature": "a signature on a block that is no reasoning",
         "redacted_thinking": "redacted data that is no base64 (redactedContent is bytes)",
@@ -120,6 +127,7 @@ DROPPED: dict[str, dict[str, str]] = {
         "choice": "a block of another choice than 0 (an n>1 reply: choice 0 is the reply)",
     },
     "cohere": {
+        "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
         "opaque:*": "another provider's block or frame",
         "signature": "a signature",
         "redacted_thinking": "redacted reasoning",

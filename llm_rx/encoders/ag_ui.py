@@ -27,6 +27,9 @@ user's stop, `stop_on`) is no error: its open messages are closed, then ``RUN_FI
 with AG-UI 1.0's ``cancelled`` outcome (the usage so far, ``stopReason: interrupted``) —
 unless it was cut inside a tool call's arguments, which can never end: then ``RUN_ERROR``
 with code ``cancelled``.
+An application's event (`llm_rx.events.Custom`) is a ``CUSTOM`` event (``name``, ``value``);
+its state is AG-UI's own: ``Custom("state_snapshot", snapshot)`` a ``STATE_SNAPSHOT``,
+``Custom("state_delta", [JSON Patch operations])`` a ``STATE_DELTA``.
 Citations, log-probabilities and choices after the first have no place: dropped and reported.
 """
 
@@ -40,6 +43,7 @@ import orjson
 from ..errors import LlmRxError, ProviderError
 from ..events import (
     BlockStart,
+    Custom,
     Dropped,
     MessageStart,
     MessageStop,
@@ -203,6 +207,16 @@ class AgUIEncoder(UIEncoder):
             subtype, entity = "message", self._id(index)
         out.append(_event({"type": "REASONING_ENCRYPTED_VALUE", "subtype": subtype,
                            "entityId": entity, "encryptedValue": event.signature}))
+
+    def _on_custom(self, event: Custom, out: list[bytes]) -> None:
+        self._open(out)
+        name, data = event.name, event.data
+        if name == "state_snapshot":
+            out.append(_event({"type": "STATE_SNAPSHOT", "snapshot": data}))
+        elif name == "state_delta" and isinstance(data, list):  # (JSON Patch operations)
+            out.append(_event({"type": "STATE_DELTA", "delta": data}))
+        else:
+            out.append(_event({"type": "CUSTOM", "name": name, "value": data}))
 
     def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None:
         index = start.index

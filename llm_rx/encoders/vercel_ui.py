@@ -22,7 +22,8 @@ Citations are ``source-url`` (a source with an http, https or mailto URL:
 each source once. The end: ``finish-step``, ``finish`` (the finish reason by the stop table;
 the stop reason and the usage in ``messageMetadata``), then ``data: [DONE]``. A provider
 error or a cut source is an ``error`` chunk, then ``data: [DONE]``, never ``finish``; a
-cancelled source an ``abort`` chunk.
+cancelled source an ``abort`` chunk. An application's event (`llm_rx.events.Custom`) is a
+``data-<name>`` part, its ``data`` as given.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..errors import LlmRxError, ProviderError
 from ..events import (
     BlockStart,
     CitationDelta,
+    Custom,
     Dropped,
     MessageStart,
     MessageStop,
@@ -203,6 +205,10 @@ class VercelUIEncoder(UIEncoder):
             return _chunk(frame)
         return _chunk({"type": "source-document", "sourceId": source_id,
                        "mediaType": "text/plain", "title": citation.title or ""})
+
+    def _on_custom(self, event: Custom, out: list[bytes]) -> None:
+        self._open(out)
+        out.append(_chunk({"type": f"data-{event.name}", "data": event.data}))
 
     def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None:
         index = start.index

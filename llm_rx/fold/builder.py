@@ -33,6 +33,7 @@ from ..events import (
     BlockStop,
     ChoiceEnd,
     CitationDelta,
+    Custom,
     Dropped,
     Event,
     LogprobsDelta,
@@ -50,10 +51,9 @@ from ..events import (
 from ..response import Block, Response, Usage
 from .blocks import Acc
 from .history import History, Latest, overlay, overlay_into
-from .snapshot import Ended, Reading, Snapshot, fold_error
+from .snapshot import Ended, Reading, Snapshot, another_response, fold_error
 
 __all__ = ["ResponseBuilder", "Snapshot", "fold_error"]
-
 
 _TEXTS = frozenset({TextDelta, ThinkingDelta, RefusalDelta})
 _DELTAS = _TEXTS | {ToolArgsDelta}
@@ -116,6 +116,7 @@ class ResponseBuilder(Reading):
             MessageStop: self._message_stop,
             Opaque: self._opaque,
             Dropped: self._dropped,
+            Custom: self._dropped,  # (an application's event: no part of the model's reply)
         }
 
     def feed(self, event: Event) -> None:
@@ -324,8 +325,10 @@ class ResponseBuilder(Reading):
 
     def _message_start(self, event: MessageStart) -> None:
         """The first start; a later one fills in what it lacked, and its model (a fallback
-        model's) served the rest of the reply."""
+        model's) served the rest of the reply; one that starts another response is an error."""
         first = self._start.now
+        if first is not None and (error := another_response(first, self._stop.now, event)):
+            raise error
         if first is None:
             self.provider = self.provider or event.provider
             self._start.set(self._seq, event)

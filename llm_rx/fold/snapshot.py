@@ -6,13 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import IncompleteStreamError, LlmRxError, ProviderError, WireFormatError
+from ..errors import (
+    IncompleteStreamError,
+    LlmRxError,
+    ProtocolError,
+    ProviderError,
+    WireFormatError,
+)
 from ..events import ChoiceEnd, MessageStart, MessageStop
 from ..response import Block, Choice, ErrorInfo, Response, StopReason, Usage
 from .blocks import Acc
 from .history import History, count_at
 
-__all__ = ["Ended", "Reading", "Snapshot", "fold_error"]
+__all__ = ["Ended", "Reading", "Snapshot", "another_response", "fold_error"]
 
 
 def fold_error(error: Exception) -> LlmRxError:
@@ -25,6 +31,20 @@ def fold_error(error: Exception) -> LlmRxError:
     )
     failure.__cause__ = error
     return failure
+
+
+def another_response(first: MessageStart, stop: MessageStop | None,
+                     event: MessageStart) -> LlmRxError | None:
+    """The error a fold of one response meets when ``event`` starts another one on the same
+    stream (after the first one's stop, or with another id): two replies are never merged
+    into one (`llm_rx.operators.responses` splits such a stream)."""
+    stopped = stop is not None
+    if not stopped and not (first.id and event.id and event.id != first.id):
+        return None
+    return ProtocolError(
+        "the stream holds another response after this one (a second start"
+        + (" after its end" if stopped else f", id {event.id!r}") + "): split it with "
+        "llm_rx.operators.responses() or fold it with to_responses()")
 
 
 class Reading:

@@ -26,6 +26,7 @@ __all__ = [
     "metrics",
     "paced",
     "partial_json",
+    "responses",
     "retry_backoff",
     "share",
     "smooth",
@@ -34,6 +35,7 @@ __all__ = [
     "think_tags",
     "thinking_only",
     "to_response",
+    "to_responses",
     "tool_calls",
     "trace",
 ]
@@ -56,6 +58,7 @@ _WHERE = {
     "metrics": "._metrics",
     "paced": "._paced",
     "partial_json": "._partial_json",
+    "responses": "._responses",
     "retry_backoff": "._retry_backoff",
     "share": "._share",
     "smooth": "._smooth",
@@ -64,6 +67,7 @@ _WHERE = {
     "think_tags": "._think_tags",
     "thinking_only": "._thinking_only",
     "to_response": "._to_response",
+    "to_responses": "._to_responses",
     "tool_calls": "._tool_calls",
     "trace": "._trace",
 }
@@ -91,6 +95,7 @@ if TYPE_CHECKING:
     from ._paced import paced
     from ._partial_json import PartialValue, partial_json
     from ._pricing import Cost
+    from ._responses import responses
     from ._retry_backoff import retry_backoff
     from ._share import share
     from ._smooth import smooth
@@ -99,5 +104,6 @@ if TYPE_CHECKING:
     from ._think_tags import think_tags
     from ._thinking_only import thinking_only
     from ._to_response import to_response
+    from ._to_responses import to_responses
     from ._tool_calls import tool_calls
     from ._trace import trace

@@ -1,5 +1,6 @@
 """Wire formats: pure, incremental, sans-I/O decoders (``decode(bytes)`` / ``flush()``)."""
 
+from .ag_ui import AgUIDecoder
 from .anthropic import AnthropicDecoder
 from .base import ChangedFields, Decoder, SSEPayloadDecoder
 from .bedrock import BedrockDecoder
@@ -13,7 +14,7 @@ from .ollama import OllamaDecoder
 from .openai_chat import OpenAIChatDecoder
 from .openai_completions import OpenAICompletionsDecoder
 from .openai_responses import OpenAIResponsesDecoder
-from .providers import ProviderId, ProviderName
+from .providers import UI_STREAMS, ProviderId, ProviderName, UIStreamId
 from .registry import (
     PROVIDERS,
     CheckedDecoder,
@@ -24,9 +25,12 @@ from .registry import (
 )
 from .server_tools import ServerTool, server_tool
 from .sse import SSEDecoder, SSEEvent
+from .vercel_ui import VercelUIDecoder
 
 __all__ = [
     "PROVIDERS",
+    "UI_STREAMS",
+    "AgUIDecoder",
     "AnthropicDecoder",
     "BedrockDecoder",
     "ChangedFields",
@@ -49,6 +53,8 @@ __all__ = [
     "SSEPayloadDecoder",
     "ServerTool",
     "SniffingDecoder",
+    "UIStreamId",
+    "VercelUIDecoder",
     "citations",
     "looks_nonstream",
     "make_decoder",

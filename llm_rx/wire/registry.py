@@ -4,9 +4,11 @@ and checking it when it is.
 Provider ids (:data:`~llm_rx.wire.providers.ProviderId`): ``anthropic``,
 ``bedrock-converse``, ``cohere``, ``gemini``, ``gemini-interactions``, ``ollama``, ``openai-chat``,
 ``openai-completions``, ``openai-responses``, all decoded here and recognised by
-:func:`~llm_rx.wire.sniff.sniff`. A decoder made for a given provider checks the first
-frames too: a body that is plainly another provider's stream (or no stream at all) fails at
-its first frame, not after the whole body was read and dropped.
+:func:`~llm_rx.wire.sniff.sniff`; so are the browser protocols
+(:data:`~llm_rx.wire.providers.UI_STREAMS`: ``ag-ui``, ``vercel-ui``), read as replies. A
+decoder made for a given provider checks the first frames too: a body that is plainly
+another provider's stream (or no stream at all) fails at its first frame, not after the whole
+body was read and dropped.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable, Mapping
 
 from ..errors import LlmRxError, NonStreamBodyError, WireFormatError
 from ..events import Event
+from .ag_ui import AgUIDecoder
 from .anthropic import AnthropicDecoder
 from .base import Decoder, attach_events
 from .bedrock import BedrockDecoder
@@ -25,9 +28,10 @@ from .ollama import OllamaDecoder
 from .openai_chat import OpenAIChatDecoder
 from .openai_completions import OpenAICompletionsDecoder
 from .openai_responses import OpenAIResponsesDecoder
-from .providers import PROVIDERS, ProviderId, ProviderName, provider_id
+from .providers import PROVIDERS, ProviderName, StreamId, stream_id
 from .sniffing import SNIFF_LIMIT, HeadScanner, looks_nonstream, sniff
 from .sse import DEFAULT_MAX_FRAME
+from .vercel_ui import VercelUIDecoder
 
 __all__ = [
     "DECODERS",
@@ -40,7 +44,7 @@ __all__ = [
     "sniff",
 ]
 
-DECODERS: dict[ProviderId, Callable[[int], Decoder]] = {
+DECODERS: dict[StreamId, Callable[[int], Decoder]] = {
     "openai-chat": OpenAIChatDecoder,
     "openai-completions": OpenAICompletionsDecoder,
     "anthropic": AnthropicDecoder,
@@ -50,6 +54,8 @@ DECODERS: dict[ProviderId, Callable[[int], Decoder]] = {
     "gemini": GeminiDecoder,
     "gemini-interactions": GeminiInteractionsDecoder,
     "cohere": CohereDecoder,
+    "ag-ui": AgUIDecoder,
+    "vercel-ui": VercelUIDecoder,
 }
 
 
@@ -57,7 +63,7 @@ DECODERS: dict[ProviderId, Callable[[int], Decoder]] = {
 Decoders = Mapping[str, Callable[[int], Decoder]]
 
 
-def _new(provider: ProviderId, max_frame: int, decoders: Decoders | None = None) -> Decoder:
+def _new(provider: StreamId, max_frame: int, decoders: Decoders | None = None) -> Decoder:
     factory = (decoders or DECODERS).get(provider) or DECODERS.get(provider)
     if factory is None:
         raise WireFormatError(f"the {provider!r} wire format is not supported by this release")
@@ -82,7 +88,7 @@ def make_decoder(
         A `CheckedDecoder`: a body that is plainly another provider's stream (or no stream)
             fails at its first frame.
     """
-    name = provider_id(provider)
+    name = stream_id(provider)
     return CheckedDecoder(_new(name, max_frame, decoders), name)
 
 
@@ -152,7 +158,7 @@ class CheckedDecoder(_Wrapper):
         provider: That provider's id.
     """
 
-    def __init__(self, inner: Decoder, provider: ProviderId) -> None:
+    def __init__(self, inner: Decoder, provider: StreamId) -> None:
         super().__init__()
         self.inner: Decoder = inner
         self.expected = provider
@@ -265,7 +271,7 @@ class SniffingDecoder(_Wrapper):
                     "could not tell which provider's stream this is", scanner.head[:200]
                 ))
             return []
-        self.inner = _new(provider_id(verdict.provider), self._max_frame, self._decoders)
+        self.inner = _new(stream_id(verdict.provider), self._max_frame, self._decoders)
         return self.inner.decode(scanner.head)
 
     def flush(self) -> list[Event]:
@@ -286,7 +292,7 @@ class SniffingDecoder(_Wrapper):
                 else "the stream is empty",
                 head[:200] or None,
             ))
-        self.inner = _new(provider_id(verdict.provider), self._max_frame, self._decoders)
+        self.inner = _new(stream_id(verdict.provider), self._max_frame, self._decoders)
         events = self.inner.decode(head)
         try:
             return events + self.inner.flush()

@@ -55,6 +55,12 @@ _ANTHROPIC = (b"message_", b"content_block")
 _INTERACTIONS = (b"interaction.", b"step.", b"content.")
 _INTERACTIONS_TYPE = re.compile(
     rb'"event_type"\s*:\s*"(?:interaction\.|step\.|content\.|error")')
+# The browser protocols: AG-UI's event types (capitals) and the AI SDK UI stream's chunks.
+_AG_UI = (b"RUN_", b"TEXT_MESSAGE_", b"TOOL_CALL_", b"REASONING_", b"STATE_", b"STEP_",
+          b"MESSAGES_SNAPSHOT", b"ACTIVITY_", b"CUSTOM", b"RAW")
+_VERCEL_UI = (b"text-", b"reasoning-", b"tool-", b"data-", b"source-")
+_VERCEL_UI_ONLY = frozenset({b"start", b"start-step", b"finish", b"finish-step", b"abort",
+                             b"message-metadata", b"file"})
 
 
 
@@ -99,6 +105,11 @@ def _of_payload(payload: bytes) -> tuple[str, bool] | None:
             return "anthropic", True
         if kind.startswith(_COHERE):
             return "cohere", True
+        if kind.startswith(_AG_UI):
+            return "ag-ui", True
+        if kind in _VERCEL_UI_ONLY or kind.startswith(_VERCEL_UI) or (
+                kind == b"error" and b'"errorText"' in payload):
+            return "vercel-ui", True
     if _top_level_type(payload).startswith("response."):
         return "openai-responses", True  # "type" after nested ones (Bedrock's key order)
     if _ERROR.search(payload):

@@ -11,7 +11,16 @@ import pytest
 
 import llm_rx
 from llm_rx.native import ENCODERS
-from llm_rx.wire.providers import ALIASES, PROVIDERS, ProviderAlias, ProviderId, provider_id
+from llm_rx.wire.providers import (
+    ALIASES,
+    PROVIDERS,
+    UI_STREAMS,
+    ProviderAlias,
+    ProviderId,
+    UIStreamId,
+    provider_id,
+    stream_id,
+)
 from llm_rx.wire.registry import DECODERS, make_decoder
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -32,7 +41,9 @@ def test_provider_ids_every_one_decoded_and_encoded() -> None:
     assert get_args(ProviderId) == PROVIDERS
     assert llm_rx.PROVIDERS == PROVIDERS
     assert list(PROVIDERS) == sorted(PROVIDERS)
-    assert set(DECODERS) == set(PROVIDERS)
+    assert set(DECODERS) == set(PROVIDERS) | set(UI_STREAMS)  # (the UI streams are read too)
+    assert get_args(UIStreamId) == UI_STREAMS == ("ag-ui", "vercel-ui")
+    assert not set(UI_STREAMS) & set(PROVIDERS)  # (no non-stream body: no to_native)
     assert set(ENCODERS) == set(PROVIDERS)
     assert set(ALIASES) == set(get_args(ProviderAlias))
 
@@ -57,3 +68,13 @@ def test_provider_ids_misspelt_provider_is_a_mypy_error(tmp_path: Path) -> None:
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert [line.split(":")[1] for line in errors] == ["7", "8"], result.stdout + result.stderr
     assert all("arg-type" in line for line in errors)
+
+
+def test_stream_ids_name_the_ui_streams_and_every_provider() -> None:
+    assert stream_id("ag-ui") == "ag-ui"
+    assert stream_id("vercel-ui") == "vercel-ui"
+    assert stream_id("claude") == "anthropic"
+    with pytest.raises(ValueError, match=r"unknown provider 'ag_ui'.*ag-ui"):
+        stream_id("ag_ui")
+    with pytest.raises(ValueError):
+        provider_id("ag-ui")  # (no provider: no non-stream body to write)

@@ -1,0 +1,97 @@
+"""``responses()``: a stream that carries several responses, one after another (a WebSocket
+that carries one response after another, an agent's turns on one connection, a run and the
+run that resumes it), as one observable per response."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from reactivex import Observable, abc
+from reactivex.subject import ReplaySubject
+
+from ..events import Event, MessageStart, MessageStop
+
+__all__ = ["responses"]
+
+
+class _Split:
+    """One subscription's state: the response open now, and whether a new start begins
+    another one."""
+
+    __slots__ = ("current", "ended", "observer", "seen", "start")
+
+    def __init__(self, observer: abc.ObserverBase[Observable[Event]]) -> None:
+        self.observer = observer
+        self.current: ReplaySubject[Event] | None = None
+        self.start: MessageStart | None = None  # the open response's start
+        self.seen = False  # anything besides its start arrived
+        self.ended = False  # its MessageStop arrived
+
+    def new(self, event: MessageStart) -> bool:
+        """Whether ``event`` begins another response: after the open one ended, after it
+        carried anything, or with another id (the same start said again before any content,
+        the same id, is the same response)."""
+        if self.current is None or self.start is None:
+            return self.current is None
+        if self.ended or self.seen:
+            return True
+        return event.id is not None and self.start.id is not None and event.id != self.start.id
+
+    def on_next(self, event: Event) -> None:
+        if isinstance(event, MessageStart) and self.new(event):
+            if self.current is not None:
+                self.current.on_completed()  # (the open one ends here, not complete)
+            self.current = ReplaySubject()
+            self.start, self.seen, self.ended = event, False, False
+            self.observer.on_next(self.current)
+        elif self.current is None:  # (a stream whose first start was not seen)
+            self.current = ReplaySubject()
+            self.observer.on_next(self.current)
+            self.seen = True
+        elif isinstance(event, MessageStop):
+            self.ended = True
+        elif not isinstance(event, MessageStart):
+            self.seen = True
+        self.current.on_next(event)
+
+    def on_error(self, error: Exception) -> None:
+        if self.current is not None:
+            self.current.on_error(error)
+        self.observer.on_error(error)
+
+    def on_completed(self) -> None:
+        if self.current is not None:
+            self.current.on_completed()
+        self.observer.on_completed()
+
+
+def responses() -> Callable[[Observable[Event]], Observable[Observable[Event]]]:
+    """One observable per response on the stream, each with exactly one reply's events.
+
+    ```text
+    events:    -S1-t-M-S2-t-t-M-|
+    responses()
+    result:    -R1-----R2-------|     R1: -S1-t-M-|   R2: -S2-t-t-M-|
+    ```
+
+    A `MessageStart` begins a new response after the open one's `MessageStop`, or while it
+    is open once it carried anything (then the open one ends there, without its stop: it is
+    not complete), or with another id; the same start said again with the same id before any
+    content is the same response. Each inner observable replays what it holds to a late
+    subscriber and ends where its response ends; an error ends the open one and the outer
+    one. Fold each with `to_response()`, or use [`to_responses()`][llm_rx.operators.to_responses].
+
+    Returns:
+        An operator for ``.pipe()``.
+    """
+
+    def operator(source: Observable[Event]) -> Observable[Observable[Event]]:
+        def subscribe(observer: abc.ObserverBase[Observable[Event]],
+                      scheduler: abc.SchedulerBase | None = None) -> abc.DisposableBase:
+            split = _Split(observer)  # (state per subscription)
+            return source.subscribe(split.on_next, split.on_error, split.on_completed,
+                                    scheduler=scheduler)
+
+        return Observable(subscribe)
+
+    return operator

@@ -1,0 +1,118 @@
+"""``responses()`` and ``to_responses()``: a stream of several responses, one per response,
+each with exactly one end; never two replies merged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import reactivex as rx
+from reactivex import operators as ops
+from reactivex.subject import Subject
+
+import llm_rx
+from llm_rx import operators as lxo
+from llm_rx.errors import IncompleteStreamError
+from llm_rx.events import (
+    BlockStart,
+    BlockStop,
+    Event,
+    MessageStart,
+    MessageStop,
+    TextDelta,
+)
+from tests.captures import capture
+
+
+def _reply(id: str | None, text: str, stop: bool = True) -> list[Event]:
+    events: list[Event] = [MessageStart("openai-responses", "m", id), BlockStart(0, "text"),
+                           TextDelta(0, text), BlockStop(0)]
+    return [*events, MessageStop("end_turn")] if stop else events
+
+
+def _split(events: list[Event]) -> list[list[Event]]:
+    out: list[list[Event]] = []
+    rx.from_iterable(events).pipe(lxo.responses()).subscribe(
+        lambda inner: inner.pipe(ops.to_list()).subscribe(out.append))
+    return out
+
+
+def test_responses_one_after_another_each_its_own() -> None:
+    first, second = _reply("r1", "Hello"), _reply("r2", "Again")
+    assert _split([*first, *second]) == [first, second]
+
+
+def test_responses_a_second_start_while_one_is_open_ends_it_not_complete() -> None:
+    first, second = _reply("r1", "cut", stop=False), _reply("r2", "steered")
+    replies = rx.from_iterable([*first, *second]).pipe(lxo.to_responses()).run()
+    assert [r.text for r in replies] == ["cut", "steered"]
+    assert not replies[0].complete
+    assert replies[0].stop_reason == "interrupted"
+    assert replies[1].complete
+
+
+def test_responses_the_same_start_said_again_is_one_response() -> None:
+    start = MessageStart("anthropic", "m", "msg_1")
+    events = [start, start, *_reply("msg_1", "Hi")[1:]]
+    assert _split(events) == [events]
+    assert _split([MessageStart("anthropic", "m", None), *_reply("msg_1", "Hi")]) == [
+        [MessageStart("anthropic", "m", None), *_reply("msg_1", "Hi")]]
+
+
+def test_responses_a_start_with_another_id_before_any_content_is_another_response() -> None:
+    events = [MessageStart("anthropic", "m", "a"), *_reply("b", "Hi")]
+    assert [len(r) for r in _split(events)] == [1, 5]
+
+
+def test_responses_each_ends_where_its_response_ends() -> None:
+    # (live: the first response is whole before the second arrives)
+    source: Subject[Event] = Subject()
+    got: list[Any] = []
+    source.pipe(lxo.responses(), ops.flat_map(lambda inner: inner.pipe(lxo.to_response()))
+                ).subscribe(got.append)
+    for event in _reply("r1", "one"):
+        source.on_next(event)
+    source.on_next(_reply("r2", "two")[0])
+    assert [r.text for r in got] == ["one"]
+    for event in _reply("r2", "two")[1:]:
+        source.on_next(event)
+    source.on_completed()
+    assert [r.text for r in got] == ["one", "two"]
+
+
+def test_to_responses_an_error_ends_the_open_response_only() -> None:
+    error = IncompleteStreamError("cut")
+    stream = rx.concat(rx.from_iterable([*_reply("r1", "one"), *_reply("r2", "tw", False)]),
+                       rx.throw(error))
+    replies = stream.pipe(lxo.to_responses()).run()
+    assert [(r.text, r.complete) for r in replies] == [("one", True), ("tw", False)]
+    assert replies[1].error is not None
+    assert replies[1].error.kind == "incomplete"
+    with pytest.raises(IncompleteStreamError):
+        rx.throw(error).pipe(lxo.to_responses()).run()  # (nothing arrived: passed on)
+
+
+def test_to_responses_of_one_recorded_reply_is_to_response() -> None:
+    cap = capture("anthropic/thinking-signature.sse")
+    events = llm_rx.from_bytes(cap.data, provider=cap.provider)
+    assert events.pipe(lxo.to_responses()).run() == [llm_rx.reassemble(cap.data, cap.provider)]
+
+
+@pytest.mark.parametrize("second", [_reply("r2", "Again"), _reply(None, "Again")])
+def test_to_response_of_several_responses_never_merges_them(second: list[Event]) -> None:
+    # bug class: two replies on one stream read as one (the second's text appended)
+    response = rx.from_iterable([*_reply("r1", "Hello"), *second]).pipe(
+        lxo.to_response()).run()
+    assert response.text == "Hello"
+    assert not response.complete
+    assert response.error is not None
+    assert response.error.kind == "protocol"
+    assert "responses()" in response.error.message
+
+
+def test_to_response_a_start_with_another_id_while_open_is_another_response() -> None:
+    events = [*_reply("r1", "Hel", stop=False), *_reply("r2", "Again")]
+    response = rx.from_iterable(events).pipe(lxo.to_response()).run()
+    assert response.text == "Hel"
+    assert response.error is not None
+    assert response.error.kind == "protocol"
