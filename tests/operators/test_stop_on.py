@@ -127,10 +127,12 @@ def test_stop_on_a_failing_cancel_is_a_note() -> None:
 
 
 def test_stop_on_a_trigger_that_emitted_before_stops_before_anything() -> None:
-    import reactivex
+    from reactivex.subject import BehaviorSubject
 
+    # (a trigger that gives its item at subscription on any thread: ``reactivex.of(1)``
+    # gives it on the current thread's trampoline, later if one is running there)
     events = list(llm_rx.from_bytes(b"data: {}\n\n", "openai-chat").pipe(
-        lxo.stop_on(reactivex.of(1)), ops.materialize(), ops.to_list()).run())
+        lxo.stop_on(BehaviorSubject(1)), ops.materialize(), ops.to_list()).run())
     assert [n.kind for n in events] == ["E"]
 
 
