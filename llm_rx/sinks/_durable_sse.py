@@ -21,7 +21,7 @@ import asyncio
 import codecs
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
@@ -67,15 +67,17 @@ class _Items:
                 items.append(item)
                 self._state = "next"
                 continue
-            self._state = self._after(self._state, text[at], text[at:])
+            self._state = self._after(text, at)
             at += 1
         self._text = text[at:]
         return items
 
-    def _after(self, state: str, sign: str, rest: str) -> str:
-        expected = {"open": "[", "first": "]", "next": ",]"}.get(state, "")
-        if sign not in expected:
-            raise WireFormatError(f"{self._where}: no JSON array of items", rest[:2000])
+    def _after(self, text: str, at: int) -> str:
+        """The state after the sign at ``text[at]`` (``[``, ``,`` or ``]``)."""
+        sign = text[at]
+        if sign not in {"open": "[", "first": "]", "next": ",]"}.get(self._state, ""):
+            raise WireFormatError(f"{self._where}: no JSON array of items",
+                                  text[at:at + 2000])
         return "item" if sign == "," else "first" if sign == "[" else "closed"
 
     def finish(self) -> None:
@@ -85,7 +87,7 @@ class _Items:
             raise WireFormatError(f"{self._where}: no whole JSON array of items", rest[:2000])
 
 
-async def _events(client: Any, follower: _Follower) -> AsyncIterator[tuple[str, Event]]:
+async def _events(client: Any, follower: _Follower) -> AsyncGenerator[tuple[str, Event], None]:
     """Each event of the reply with its position, read one item at a time as the consumer
     takes them (the time it takes is no silence of the producer's); returns at the reply's
     end, raises the error that ended it."""
