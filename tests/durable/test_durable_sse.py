@@ -2,8 +2,8 @@
 served by uvicorn in a child process (its peak memory measured) over real sockets: the
 events with their offsets as SSE ids, resumed after ``Last-Event-ID``, a cut reply's error
 frame, keep-alive comments, and slow clients that stop reading while the reply is appended:
-each holds one answer, the server stops reading the stream for it, and once they read on
-they each get the whole reply."""
+the server stops reading the stream for each (a piece of one answer read), and once they
+read on they each get the whole reply."""
 
 from __future__ import annotations
 
