@@ -28,8 +28,13 @@ peak resident set (``VmHWM``) of the process that holds the buffer, over loopbac
   503, were reset or got no answer, the server's open files, and what a request gets while
   they are open.
 
+- ``durable``: ``durable_sse_response`` served by uvicorn, the Durable Streams reference server
+  (started here), four clients that follow a live reply and stop reading while the rest of
+  it (22 MB) is appended, then read it all; the bytes of the stream read for each while they
+  stalled, and the server's growth.
+
 ``--only`` runs some of these (``serve``, ``gateway``, ``client``, ``readers``, ``redis``,
-``journal``, ``connections``).
+``durable``, ``journal``, ``connections``).
 
 The cases are those of the memory tests (``tests/memory.py`` and the tests that use it).
 """
@@ -48,6 +53,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.durable import test_durable_sse as durable_sse
+from tests.durable.conftest import start_server
 from tests.memory import ROOT, MiB, endless, peak_rss, process, run_child
 from tests.redis import test_redis_sse_slow as redis_sse
 from tests.redis.conftest import RedisServer
@@ -148,6 +155,23 @@ def _redis(root: Path) -> None:
 
 
 
+def _durable(root: Path) -> None:
+    server = start_server()
+    try:
+        result = durable_sse.slow_clients(server, root)
+    finally:
+        server.process.terminate()
+        server.process.communicate(timeout=30)
+    stalled = result["stalled"]
+    read = max(stalled["read"].values())
+    whole = all(len(ids) == durable_sse.APPENDS * durable_sse.PER_APPEND
+                and last == b"event: end\ndata: {}" for ids, last in result["got"])
+    print(f"durable_sse_response, {durable_sse.CLIENTS} clients that stop reading a live 22 MB "
+          f"reply: {read:,} bytes of the stream read for each while stalled, server "
+          f"+{stalled['growth'] / MiB:.0f} MiB; read on: {'every event' if whole else 'cut'}, "
+          f"+{result['growth'] / MiB:.0f} MiB")
+
+
 def _journal(root: Path) -> None:
     body = bounded._big_body(16 * MiB - 4096)
     pieces = [body[at:at + MiB] for at in range(0, len(body), MiB)]
@@ -205,7 +229,7 @@ def _connections(root: Path, count: int = 1100) -> None:
 
 
 CASES = {"serve": _serve, "gateway": _gateway, "client": _client, "readers": _readers,
-         "redis": _redis, "journal": _journal, "connections": _connections}
+         "redis": _redis, "durable": _durable, "journal": _journal, "connections": _connections}
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ __all__ = [
     "LiveView",
     "PlainPrinter",
     "ReplyFrame",
+    "durable_sse_response",
     "jupyter_display",
     "live",
     "redis_sse_response",
@@ -32,6 +33,7 @@ _WHERE = {
     "LiveView": "._live",
     "PlainPrinter": "._plain",
     "ReplyFrame": "._jupyter",
+    "durable_sse_response": "._durable_sse",
     "jupyter_display": "._jupyter",
     "live": "._live",
     "redis_sse_response": "._redis_sse",
@@ -53,6 +55,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from ._asgi import sse_response
     from ._durable import to_durable_stream
+    from ._durable_sse import durable_sse_response
     from ._jupyter import DisplayUnavailableError, ReplyFrame, jupyter_display
     from ._live import DEFAULT_REFRESH_PER_SECOND, LiveView, live
     from ._plain import PlainPrinter

@@ -18,13 +18,13 @@ from typing import Any
 
 import orjson
 
-from ..events import event_to_dict
+from ..events import Event, event_to_dict
 from ..sources._engine import consumer_space
 from ..sources._redis import DEFAULT_HEARTBEAT_TIMEOUT, RedisEntry, redis_entries
 from ..sources._redis_entries import typed
 from ._keepalive import DEFAULT_KEEPALIVE, kept_alive
 
-__all__ = ["BATCH", "redis_sse_response", "sse_frames"]
+__all__ = ["BATCH", "end_frame", "event_frame", "redis_sse_response", "sse_frames"]
 
 #: The most entries one read asks for (``XREAD`` ``COUNT``): what a slow client holds at most.
 BATCH = 128
@@ -33,13 +33,19 @@ _HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _frame(entry: RedisEntry) -> bytes:
-    data = event_to_dict(entry.event)
+    return event_frame(entry.id, entry.event)
+
+
+def event_frame(position: str, event: Event) -> bytes:
+    """An event's SSE frame: ``id:`` its ``position`` in its stream, ``event:`` its type,
+    ``data:`` its JSON (``event_to_dict``)."""
+    data = event_to_dict(event)
     return b"id: %s\nevent: %s\ndata: %s\n\n" % (
-        entry.id.encode(), str(data["type"]).encode(), orjson.dumps(data)
+        position.encode(), str(data["type"]).encode(), orjson.dumps(data)
     )
 
 
-def _end(error: BaseException | None) -> bytes:
+def end_frame(error: BaseException | None) -> bytes:
     """The last frame: ``end`` for a reply that finished, ``error`` (kind, message, raw)
     for one that did not; neither has an ``id:``, so a reconnect resumes after the last event."""
     if error is None:
@@ -109,7 +115,7 @@ async def sse_frames(
     try:
         while (entry := await handoff.get()) is not None:
             yield _frame(entry)
-        yield _end(handoff.error)
+        yield end_frame(handoff.error)
     finally:  # (the client went away, or the reply ended: the reading stops)
         subscription.dispose()
 
