@@ -68,7 +68,7 @@ class Scanning:
     #: The decoder with shortcuts this one runs over (what it is without the core).
     python: type[Any]
     _core_raw: Raw | None = None
-    _fold: Any = None
+    _core_fold: Any = None
     _core_target: tuple[Any, int, Callable[[list[str]], None]] | None = None
     _core_held = b""
     _core_frame = b""  # the last frame the decoder read whole (a program is learnt from it)
@@ -198,10 +198,13 @@ class Scanning:
         return self._framing.end(chunk, start)
 
     def fold_into(self, fold: Any) -> None:
-        """(``Decoder.fold_into``: a run's strings may go straight to the fold.)"""
-        self._fold = fold
+        """(``Decoder.fold_into``: a run's strings may go straight to the fold, after the
+        read's events before them. The decoder under it is given no fold: a frame it reads
+        inside a read makes its events, which may follow other events of the same read that
+        no fold has taken yet.)"""
+        self._core_fold = fold
         self._core_target = None
-        super().fold_into(fold)  # type: ignore[misc]
+        super().fold_into(None)  # type: ignore[misc]
 
     _core_resting: Callable[[], bool] | None = None  # whether the framer holds nothing
     _core_most = 0  # the framer's longest frame
@@ -220,7 +223,7 @@ class Scanning:
         if target is not None and not out and target[0] is event_type and target[1] == block:
             target[2](values)  # went out since)
             return
-        fold = self._fold
+        fold = self._core_fold
         if fold is not None:
             append = fold(event_type, block, out) if out else fold(event_type, block)
             if append is not None:

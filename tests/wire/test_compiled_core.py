@@ -290,8 +290,7 @@ def test_the_core_shadows_nothing_of_the_decoders_it_runs_over() -> None:
     # bug class: a name of the core's loop (an attribute, a method) that a decoder it is
     # mixed over already uses for something else (found: ``_read`` and ``_folded``, which
     # turned a decoder's own method into the core's state)
-    shared = {"decode", "flush", "fold_into", "reconnected", "python", "_fold", "_framing",
-              "_named"}
+    shared = {"decode", "flush", "fold_into", "reconnected", "python", "_framing", "_named"}
     own = {name for name in core.Scanning.__dict__ if not name.startswith("__")} - shared
     for compiled in speed.decoders().values():
         for cls in compiled.__mro__[2:]:
