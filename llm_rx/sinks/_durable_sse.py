@@ -24,10 +24,11 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from ..errors import IncompleteStreamError, LlmRxError, WireFormatError
+from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event
 from ..sources._durable import DEFAULT_IDLE_TIMEOUT, DEFAULT_RETRIES, _Follower, _transient
 from ..sources._redis_entries import Ended, read_item
+from ..wire.sse import DEFAULT_MAX_FRAME
 from ._keepalive import DEFAULT_KEEPALIVE, kept_alive
 from ._redis_sse import end_frame, event_frame
 
@@ -42,8 +43,9 @@ class _Items:
     the reading is: ``"open"`` (``[`` expected), ``"first"`` (an item or ``]``), ``"next"``
     (``,`` or ``]``), ``"item"`` (an item, after a ``,``), ``"closed"``."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, most: int = DEFAULT_MAX_FRAME) -> None:
         self._where = where
+        self._most = most  # (the longest item waited for: a longer one is refused)
         self._text = ""
         self._state = "open"
         self._utf8 = codecs.getincrementaldecoder("utf-8")()
@@ -70,6 +72,10 @@ class _Items:
             self._state = self._after(text, at)
             at += 1
         self._text = text[at:]
+        if len(self._text) > self._most:  # (one item still unfinished past the bound)
+            raise FrameTooLargeError(
+                f"{self._where}: an item longer than the limit of {self._most} characters",
+                self._text[:200])
         return items
 
     def _after(self, text: str, at: int) -> str:

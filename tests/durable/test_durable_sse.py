@@ -224,3 +224,16 @@ def test_durable_sse_response_slow_clients_stop_the_reading(
         assert len(ids) == APPENDS * PER_APPEND, last[:300]
         assert len(set(ids)) == len(ids)
         assert last == b"event: end\ndata: {}", last[:300]
+
+
+def test_durable_sse_items_refuse_an_item_past_the_bound() -> None:
+    # bug class: an answer whose item never ends (or is huge) held whole by the gateway, a
+    # buffer with no limit between the Durable Streams server and each client
+    from llm_rx.errors import FrameTooLargeError
+    from llm_rx.sinks._durable_sse import _Items
+
+    items = _Items("a stream", most=1000)
+    assert items.feed(b'[{"e": 1}, {"e": "') == [{"e": 1}]
+    assert items.feed(b"x" * 900) == []  # (within the bound: waited for)
+    with pytest.raises(FrameTooLargeError):
+        items.feed(b"x" * 200)
