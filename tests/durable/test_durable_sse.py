@@ -7,8 +7,6 @@ read on they each get the whole reply."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -24,9 +22,17 @@ from llm_rx.events import TextDelta, event_to_dict
 from llm_rx.sinks._keepalive import KEEPALIVE
 from tests.captures import capture
 from tests.durable.conftest import DurableServer
-from tests.memory import ROOT, MiB, child_env, peak_rss
+from tests.memory import ROOT, MiB, peak_rss
 from tests.redis.helpers import events_of
-from tests.redis.test_redis_sse_slow import DEADLINE, QUIET, Server, _ids_and_end, _request, _rest
+from tests.redis.test_redis_sse_slow import (
+    DEADLINE,
+    QUIET,
+    Server,
+    _ids_and_end,
+    _request,
+    _rest,
+    serving,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -85,23 +91,8 @@ def sse_server(base: str, keepalive: float = 15.0, root: Path = ROOT,
                idle: float = IDLE) -> Iterator[Server]:
     """The child serving ``durable_sse_response`` (the ``llm_rx`` of ``root``), once it
     listens; its log says how many bytes each GET of the stream got, per client."""
-    argv = [sys.executable, "-c", SERVER, base, str(idle), str(keepalive)]
-    popen = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             bufsize=0, env=child_env(root), cwd=root)
-    try:
-        server = Server(popen)
-        url = next(server.lines(DEADLINE), "")
-        assert url.startswith("http://"), "the server did not start"
-        host, _, port = url.removeprefix("http://").rstrip("/").rpartition(":")
-        server.address = (host, int(port))
+    with serving([SERVER, base, str(idle), str(keepalive)], root) as server:
         yield server
-    finally:
-        popen.terminate()
-        try:
-            popen.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            popen.kill()
-            popen.communicate()
 
 
 def _frames(body: bytes) -> list[dict[str, str]]:

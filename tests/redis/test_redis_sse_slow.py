@@ -143,14 +143,21 @@ def _ids_and_end(body: bytes) -> tuple[list[str], bytes]:
 @contextmanager
 def sse_server(redis_port: int, root: Path = ROOT) -> Iterator[Server]:
     """The child (importing the ``llm_rx`` of the checkout at ``root``), once it listens."""
-    argv = [sys.executable, "-c", SERVER, str(redis_port), str(HEARTBEAT)]
-    popen = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             bufsize=0, env=child_env(root), cwd=root)
+    with serving([SERVER, str(redis_port), str(HEARTBEAT)], root) as server:
+        yield server
+
+
+@contextmanager
+def serving(args: list[str], root: Path = ROOT) -> Iterator[Server]:
+    """``python -c *args`` (a server importing the ``llm_rx`` of the checkout at ``root``
+    that prints its URL first), once it listens; stopped at the end."""
+    popen = subprocess.Popen([sys.executable, "-c", *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, bufsize=0, env=child_env(root), cwd=root)
     try:
         server = Server(popen)
         url = next(server.lines(DEADLINE), "")
         assert url.startswith("http://"), "the server did not start"
-        host, _, port = url.removeprefix("http://").rpartition(":")
+        host, _, port = url.removeprefix("http://").rstrip("/").rpartition(":")
         server.address = (host, int(port))
         yield server
     finally:
