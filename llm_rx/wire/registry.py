@@ -44,6 +44,11 @@ __all__ = [
     "sniff",
 ]
 
+# Readers of binary messages: the first byte of text fails them, so a text body is held until
+# the scanner's first frame tells whose stream it is (the error is then the same however the
+# body was cut; the scanner bounds what is held).
+_BINARY = frozenset({"bedrock-converse"})
+
 DECODERS: dict[StreamId, Callable[[int], Decoder]] = {
     "openai-chat": OpenAIChatDecoder,
     "openai-completions": OpenAICompletionsDecoder,
@@ -181,9 +186,13 @@ class CheckedDecoder(_Wrapper):
             self._check(scanner.feed(chunk) is not None)
             if self._failed:
                 return []
-            if scanner.pending_object or (
-                scanner.first_byte_tells not in (None, self.expected) and not scanner.decided
-            ):  # (what the first frame is decides, not where the reads end)
+            told = scanner.first_byte_tells
+            undecided = not scanner.decided and (
+                told not in (None, self.expected)
+                or (self.expected in _BINARY and told != self.expected)
+            )
+            if scanner.pending_object or undecided:
+                # (what the first frame is decides, not where the reads end)
                 self._held.append(chunk)
                 return []
         if self._held:

@@ -166,6 +166,7 @@ class HeadScanner:
         self._form = b""  # the first byte of the first frame, once seen
         self._kept: list[bytes] = []  # the body from its first frame on
         self._held = 0
+        self._skipped = 0  # bytes of comments and blank lines before the first frame
         self._line: list[bytes] = []  # the last line, not whole yet
         self._in_comment = False  # inside a comment line before the first frame
         self._indent = b""  # blank space that may start the first frame's line
@@ -190,6 +191,8 @@ class HeadScanner:
         return self._form == b"{" and not self.decided
 
     def feed(self, chunk: bytes) -> Verdict | None:
+        if self.gave_up:
+            return self.verdict
         if not self._form:
             chunk = self._skip_leading(chunk)
             if not chunk:
@@ -254,7 +257,16 @@ class HeadScanner:
     def _skip_leading(self, chunk: bytes) -> bytes:
         """``chunk`` less the blank lines and comment lines before the first frame (which
         then starts with its line, as it came: a line that starts with a space is no field
-        of the SSE stream, so the decoder must see the space)."""
+        of the SSE stream, so the decoder must see the space). More than ``_HELD_LIMIT``
+        of them is giving up, at the same byte however the body was cut."""
+        kept = self._skip_comments(chunk)
+        self._skipped += len(chunk) - len(kept)
+        if self._skipped > _HELD_LIMIT:
+            self.gave_up = True
+            return b""
+        return kept
+
+    def _skip_comments(self, chunk: bytes) -> bytes:
         while chunk:
             if self._in_comment:
                 ends = [at for at in (chunk.find(b"\n"), chunk.find(b"\r")) if at >= 0]
