@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import FrameTooLargeError, IncompleteStreamError, LlmRxError, WireFormatError
 from ..events import Event
 from ..sources._durable import DEFAULT_IDLE_TIMEOUT, DEFAULT_RETRIES, _Follower, _transient
+from ..sources._httpx_body import body_reads
 from ..sources._redis_entries import Ended, read_item
 from ..wire.sse import DEFAULT_MAX_FRAME
 from ._keepalive import DEFAULT_KEEPALIVE, kept_alive
@@ -36,6 +37,9 @@ __all__ = ["durable_sse_frames", "durable_sse_response"]
 
 _HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _BLANK = " \t\r\n"
+# (a compressed answer is inflated in bounded pieces, `body_reads`: a small read of it can
+# hold megabytes of a repetitive reply; brotli and zstd are not asked for, which need an extra)
+_ASK = {"Accept-Encoding": "gzip, deflate"}
 
 
 class _Items:
@@ -100,7 +104,7 @@ async def _events(client: Any, follower: _Follower) -> AsyncGenerator[tuple[str,
     while True:
         params, left = follower.request()
         try:
-            async with client.stream("GET", follower.url, params=params,
+            async with client.stream("GET", follower.url, params=params, headers=_ASK,
                                      timeout=left + 5.0) as answer:
                 if answer.status_code != 200:
                     wait = follower.judged(answer.status_code, await answer.aread())
@@ -111,8 +115,9 @@ async def _events(client: Any, follower: _Follower) -> AsyncGenerator[tuple[str,
                     continue
                 follower.judged(200, b"")
                 base, taken = follower.offset, 0
-                items = _Items(f"Durable Stream {follower.url} at offset {base}")
-                async for data in answer.aiter_bytes():
+                where = f"Durable Stream {follower.url} at offset {base}"
+                items = _Items(where)
+                async for data in body_reads(answer, "aiter_raw", "aiter_bytes"):
                     for item in items.feed(data):
                         taken += 1
                         if taken <= follower.skip:

@@ -32,9 +32,11 @@ __all__ = [
     "sniff",
 ]
 
-#: How many bytes of frames (not of comments or blank lines) are read before giving up.
+#: How many bytes of frames (not of comments or blank lines) are read before giving up
+#: (a JSON body's first line is waited for up to ``16 * SNIFF_LIMIT``).
 SNIFF_LIMIT = 64 * 1024
-# What is held at most while undecided, comments between frames included.
+# What is held at most while undecided, comments between frames included; also the most of
+# the comments and blank lines skipped before the first frame.
 _HELD_LIMIT = 16 * SNIFF_LIMIT
 # Forms whose first byte tells the provider (the binary event stream's prelude starts with
 # the high byte of a length; Gemini's JSON array with its bracket).
@@ -208,8 +210,11 @@ class HeadScanner:
         else:
             self._lines(chunk)
         unsure = self.verdict is None or not self.verdict.strong
+        # (a JSON body is told by its first line, whose end is waited for: a long first
+        # Ollama line told at the limit, before it is whole, would be told otherwise whole)
+        over = self.counted > self.limit and self._form != b"{"
         if unsure and not self.nonstream and not self.error and not self.gave_up and (
-            self.counted > self.limit or self._held > _HELD_LIMIT
+            over or self._held > _HELD_LIMIT
         ):
             self._give_up()
         return self.verdict

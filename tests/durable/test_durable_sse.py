@@ -208,9 +208,10 @@ def test_durable_sse_response_slow_clients_stop_the_reading(
     assert len(stalled["read"]) == CLIENTS
     # (what the sockets' buffers took, and a piece of an answer more: not the reply, 22 MB)
     assert all(read < MiB for read in stalled["read"].values()), stalled
-    # (the growth measured varies from run to run on a shared machine: 30 to 170 MiB for
-    # the four, docs/how-to/durable-streams.md; the reading of each stopped at once)
-    assert stalled["growth"] < 256 * MiB, f"{stalled['growth'] / MiB:.0f} MiB"
+    # (+5 MiB for the four as measured, docs/how-to/durable-streams.md; it was +30 to +170
+    # MiB while the client inflated each read of the server's gzip answer whole: 40 kB of it
+    # held 4 MB of the reply, and all the items in them, for each client)
+    assert stalled["growth"] < 32 * MiB, f"{stalled['growth'] / MiB:.0f} MiB"
     for ids, last in result["got"]:  # (read on as the clients read: all of it, in order)
         assert len(ids) == APPENDS * PER_APPEND, last[:300]
         assert len(set(ids)) == len(ids)
