@@ -66,6 +66,10 @@ class Body:
             if len(frame) < 16:
                 return None
             headers_size = int.from_bytes(frame[4:8], "big")
+            try:  # (headers an earlier mutation broke: no frame to rewrite)
+                parse_headers(frame[12 : 12 + headers_size])
+            except (ValueError, IndexError):
+                return None
             return frame[12 + headers_size : -4]
         return frame.strip()
 
