@@ -2,22 +2,22 @@
 
 A :class:`HeadScanner` is fed the body's reads and looks at each line once, when it is whole:
 the SSE comments and blank lines before the first frame (keep-alive ``: ping`` lines) are
-dropped as they arrive and never count toward the limit, so what it holds and the work it
-does stay linear in the input however the body is cut. The first byte that is not space
-tells the form: ``\\x00`` the AWS binary event stream, ``[`` Gemini's JSON array, ``{`` one
-JSON object per line (Ollama) or one JSON document (a non-stream body, see
-:func:`looks_nonstream`), anything else lines of an SSE stream, told by event names and the
-first payloads.
+dropped as they arrive and never count toward the limit (past 1 MiB of them it gives up),
+so what it holds and the work it does stay linear in the input however the body is cut.
+The first byte that is not space tells the form: ``\\x00`` the AWS binary event stream,
+``[`` Gemini's JSON array, ``{`` one JSON object per line (Ollama) or one JSON document (a
+non-stream body, see :func:`looks_nonstream`), anything else lines of an SSE stream, told
+by event names and the first payloads (see ``_whose``).
 """
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 import orjson
 
-from ..errors import ProviderError, WireFormatError
+from ..errors import ProviderError
+from ._whose import foreign_frame, of_event_name, of_payload
 from .http import body_error
 from .nonstream import LEADING as _LEADING
 from .nonstream import error_body, first_line_nonstream, looks_nonstream, nonstream_provider
@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 #: How many bytes of frames (not of comments or blank lines) are read before giving up
-#: (a JSON body's first line is waited for up to ``16 * SNIFF_LIMIT``).
+#: (a JSON body's first line that looks like no non-stream body by then is waited for up to
+#: ``16 * SNIFF_LIMIT``).
 SNIFF_LIMIT = 64 * 1024
 # What is held at most while undecided, comments between frames included; also the most of
 # the comments and blank lines skipped before the first frame.
@@ -43,101 +44,12 @@ _HELD_LIMIT = 16 * SNIFF_LIMIT
 _TOLD_BY_FIRST_BYTE = {b"\x00": "bedrock-converse", b"[": "gemini"}
 _RAW = 200  # how much of a body an error carries when no frame of it was read
 
-_PAYLOAD_TYPE = re.compile(rb'^\{.*?"type" ?: ?"([\w.-]+)"')
-# Keys, not words: a reply's text may say "choices", but in a payload its quotes are escaped
-# and no string is followed by a colon.
-_TEXT_COMPLETION = re.compile(rb'"object"\s*:\s*"text_completion"')
-_CHAT = re.compile(rb'"choices"\s*:|"object"\s*:\s*"chat\.completion')
-_GEMINI = re.compile(rb'"(?:candidates|usageMetadata)"\s*:')
-_ERROR = re.compile(rb'"error"\s*:\s*[{"]')  # (an error object or message, not ``null``)
-_COHERE = (b"message-", b"content-", b"tool-plan-", b"tool-call-", b"citation-")
-_ANTHROPIC = (b"message_", b"content_block")
-# Gemini Interactions: the event names (``content.`` is the early-2026 schema's) and the
-# ``event_type`` every payload carries.
-_INTERACTIONS = (b"interaction.", b"step.", b"content.")
-_INTERACTIONS_TYPE = re.compile(
-    rb'"event_type"\s*:\s*"(?:interaction\.|step\.|content\.|error")')
-# The browser protocols: AG-UI's event types (capitals) and the AI SDK UI stream's chunks.
-_AG_UI = (b"RUN_", b"TEXT_MESSAGE_", b"TOOL_CALL_", b"REASONING_", b"STATE_", b"STEP_",
-          b"MESSAGES_SNAPSHOT", b"ACTIVITY_", b"CUSTOM", b"RAW")
-_VERCEL_UI = (b"text-", b"reasoning-", b"tool-", b"data-", b"source-")
-_VERCEL_UI_ONLY = frozenset({b"start", b"start-step", b"finish", b"finish-step", b"abort",
-                             b"message-metadata", b"file"})
-
-
-
 class Verdict(NamedTuple):
     """Whose stream it is, and the frame (its lines so far) that told."""
 
     provider: str
     strong: bool  # told by what only that provider sends; not a guess from an error frame
     raw: bytes
-
-
-def _of_event_name(name: bytes) -> str | None:
-    if name.startswith(_ANTHROPIC):
-        return "anthropic"
-    if name.startswith(b"response."):
-        return "openai-responses"
-    if name.startswith(_COHERE):
-        return "cohere"
-    if name.startswith(_INTERACTIONS):
-        return "gemini-interactions"
-    return None
-
-
-def _of_payload(payload: bytes) -> tuple[str, bool] | None:
-    """The provider a whole ``data:`` payload belongs to (and whether that is sure)."""
-    if payload == b"[DONE]" or not payload:
-        return None
-    if _TEXT_COMPLETION.search(payload):
-        return "openai-completions", True
-    if _CHAT.search(payload):
-        return "openai-chat", True
-    if _GEMINI.search(payload):
-        return "gemini", True
-    if _INTERACTIONS_TYPE.search(payload):
-        return "gemini-interactions", True
-    match = _PAYLOAD_TYPE.search(payload)
-    if match:
-        kind = match.group(1)
-        if kind.startswith(b"response."):
-            return "openai-responses", True
-        if kind.startswith(_ANTHROPIC) or kind == b"ping":
-            return "anthropic", True
-        if kind.startswith(_COHERE):
-            return "cohere", True
-        if kind.startswith(_AG_UI):
-            return "ag-ui", True
-        if kind in _VERCEL_UI_ONLY or kind.startswith(_VERCEL_UI) or (
-                kind == b"error" and b'"errorText"' in payload):
-            return "vercel-ui", True
-    if _top_level_type(payload).startswith("response."):
-        return "openai-responses", True  # "type" after nested ones (Bedrock's key order)
-    if _ERROR.search(payload):
-        return "openai-chat", False  # an error frame: several providers send one
-    return None
-
-
-def foreign_frame(payload: bytes, own: str) -> WireFormatError | None:
-    """A decoder's look at a frame that came before any of its own: the error to raise if
-    the payload is one only another provider sends (``None`` if it may be ``own``'s)."""
-    found = _of_payload(payload.strip())
-    if found is None or not found[1] or found[0] == own:
-        return None
-    return WireFormatError(
-        f"the body is not a {own} stream (its first frame is {found[0]}'s)", payload
-    )
-
-
-def _top_level_type(payload: bytes) -> str:
-    """The ``type`` of a whole JSON object payload, or ``""``."""
-    try:
-        value = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return ""
-    kind = value.get("type") if isinstance(value, dict) else None
-    return kind if isinstance(kind, str) else ""
 
 
 class HeadScanner:
@@ -174,6 +86,7 @@ class HeadScanner:
         self._indent = b""  # blank space that may start the first frame's line
         self._frame: list[bytes] = []  # the lines of the SSE frame being read
         self._first_line: bytes | None = None  # a ``{`` body's first line, once whole
+        self._line_awaited = False  # a ``{`` body's long first line, waited for past the limit
 
     @property
     def head(self) -> bytes:
@@ -210,9 +123,7 @@ class HeadScanner:
         else:
             self._lines(chunk)
         unsure = self.verdict is None or not self.verdict.strong
-        # (a JSON body is told by its first line, whose end is waited for: a long first
-        # Ollama line told at the limit, before it is whole, would be told otherwise whole)
-        over = self.counted > self.limit and self._form != b"{"
+        over = self.counted > self.limit and not self._line_awaited
         if unsure and not self.nonstream and not self.error and not self.gave_up and (
             over or self._held > _HELD_LIMIT
         ):
@@ -327,10 +238,10 @@ class HeadScanner:
         self._frame.append(line)
         found: tuple[str, bool] | None = None
         if stripped.startswith(b"event:"):
-            provider = _of_event_name(stripped[6:].strip())
+            provider = of_event_name(stripped[6:].strip())
             found = (provider, True) if provider else None
         elif stripped.startswith(b"data:"):
-            found = _of_payload(stripped[5:].strip())
+            found = of_payload(stripped[5:].strip())
         if found is not None and self.verdict is None:
             self.verdict = Verdict(found[0], found[1], b"\n".join(self._frame))
         elif self.first_frame == "line":
@@ -375,6 +286,12 @@ class HeadScanner:
             self.nonstream = looks_nonstream(head)
             if self.nonstream is None and b'"done"' in head:  # a long first Ollama line
                 self.verdict = Verdict("ollama", True, head[:200])
+                return
+            if self.nonstream is None and self._first_line is None and (
+                    self._held <= _HELD_LIMIT):
+                # (a long first line, no non-stream body's start: told once it is whole, as
+                # when it came in one read)
+                self._line_awaited = True
                 return
         self.gave_up = self.nonstream is None
 
