@@ -100,8 +100,9 @@ class BlockStart(NamedTuple):
 
     ``id``/``name`` are the tool call's when known (an ``approval_request``'s: the request's
     id and the tool's name); ``raw`` is the whole block for ``opaque`` and
-    ``approval_request`` blocks; ``meta`` records how the wire spelled the block, so ``to_native`` can spell it
-    back the same way; ``choice`` is the choice the block belongs to (``n>1``).
+    ``approval_request`` blocks; ``meta`` records how the wire spelled the block, so
+    ``to_native`` can spell it back the same way; ``choice`` is the choice the block belongs
+    to (``n>1``).
     """
 
     index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose

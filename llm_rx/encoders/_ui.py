@@ -155,6 +155,7 @@ class UIEncoder(Encoder):
 
     #: what a protocol calls an open part (in what is reported dropped)
     unit = "part"
+    approvals = True
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)
@@ -164,6 +165,17 @@ class UIEncoder(Encoder):
 
     def _call_id(self, start: BlockStart) -> str:
         return start.id or f"call_{start.index}"
+
+    def _asked_call(self, start: BlockStart) -> tuple[str, bool]:
+        """The id of the tool call an approval request asks about (the call its
+        ``meta["tool_call_id"]`` names, else one of its own: the request's id), and whether
+        the reply's own call of that id was written already (then only the request is)."""
+        named = (start.meta or {}).get("tool_call_id")
+        if isinstance(named, str) and named:
+            written = any(block.kind == "tool_call" and self._call_id(block) == named
+                          for block in self.blocks.values())
+            return named, written
+        return start.id or f"approval_{start.index}", False
 
     def _delta_frame(self, kind: str, index: int) -> Callable[[str], bytes]:
         """How one text (``TEXT``) or reasoning (``REASONING``) delta of a part is framed."""

@@ -16,7 +16,12 @@ block's end ``tool-input-available`` with the parsed input (a custom tool's free
 string it is); arguments that began as a JSON object and never became one (cut by a limit)
 are ``tool-input-error`` instead (the string as it came, and ``errorText``), as the AI SDK
 writes a call whose input does not parse: never a call ready to run. A server-side tool is
-a call the provider ran (``providerExecuted``), its result ``tool-output-available``.
+a call the provider ran (``providerExecuted``), its result ``tool-output-available``. An
+approval request is a tool part the AI SDK shows in state ``approval-requested``: the call
+it asks about (the reply's own call its ``meta["tool_call_id"]`` names; else written here as
+a ``dynamic`` call the provider runs, its input the request's arguments, an MCP server's
+label in ``providerMetadata["llm-rx"]["server"]``), then ``tool-approval-request``
+(``approvalId`` the request's id, ``toolCallId`` the call).
 Citations are ``source-url`` (a source with an http, https or mailto URL:
 ``llm_rx._links.safe_link``) or ``source-document`` parts (any other source, with no URL),
 each source once. The end: ``finish-step``, ``finish`` (the finish reason by the stop table;
@@ -155,6 +160,25 @@ class VercelUIEncoder(UIEncoder):
         if output is not None:
             out.append(_chunk({"type": "tool-output-available", "toolCallId": call,
                                "output": output, "providerExecuted": True}))
+
+    def _on_approval(self, start: BlockStart, arguments: Any, out: list[bytes]) -> None:
+        """A tool part in state ``approval-requested``: the call it asks about (written here
+        as a call the provider runs, ``dynamic``, when the reply's own is not), then
+        ``tool-approval-request`` naming the call, its ``approvalId`` the request's id."""
+        self._open(out)
+        call, written = self._asked_call(start)
+        if not written:
+            head = {"toolCallId": call, "toolName": start.name or "", "providerExecuted": True,
+                    "dynamic": True}
+            available: dict[str, Any] = {"type": "tool-input-available", **head,
+                                         "input": arguments}
+            server = (start.meta or {}).get("server")
+            if isinstance(server, str):
+                available["providerMetadata"] = {"llm-rx": {"server": server}}
+            out.append(_chunk({"type": "tool-input-start", **head}))
+            out.append(_chunk(available))
+        out.append(_chunk({"type": "tool-approval-request", "approvalId": start.id or call,
+                           "toolCallId": call}))
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         index = event.index

@@ -17,6 +17,7 @@ from ..response import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from ..wire._approvals import approval_arguments
 from .history import History, Latest, count_at
 
 __all__ = ["Acc", "appender"]
@@ -89,12 +90,7 @@ def _approval(start: BlockStart, text: str, closed: bool,
     """An approval request: its server from ``meta``, its arguments parsed once it ended
     (kept as the string when they are no JSON; ``{}`` for none)."""
     server = meta.pop("server", None) if meta else None
-    arguments: Any = None
-    if closed:
-        try:
-            arguments = orjson.loads(text) if text else {}
-        except orjson.JSONDecodeError:
-            arguments = text
+    arguments = approval_arguments(text) if closed else None
     return ApprovalRequestBlock(id=start.id, name=start.name, arguments=arguments,
                                 server=server if isinstance(server, str) else None,
                                 raw=start.raw, meta=meta or None)

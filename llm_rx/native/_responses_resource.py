@@ -21,8 +21,8 @@ from ..response import ApprovalRequestBlock, Usage
 from ..wire._approvals import arguments_text
 from ._shared import url_citation
 
-__all__ = ["RESOURCE_FIELDS", "approval_item", "created_at", "item_id", "resource", "resource_usage",
-           "responses_citation"]
+__all__ = ["RESOURCE_FIELDS", "approval_item", "created_at", "item_id", "resource",
+           "resource_usage", "responses_citation"]
 
 #: every field of the specification's ``ResponseResource``, in the order written
 RESOURCE_FIELDS = (

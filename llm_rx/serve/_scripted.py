@@ -28,6 +28,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import (
+    ApprovalRequestBlock,
     Block,
     RefusalBlock,
     Response,
@@ -37,6 +38,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
+from ..wire._approvals import approval_events
 
 __all__ = ["SCRIPTED", "SIGNATURE_PREFIX", "reply", "response_events", "settled"]
 
@@ -183,6 +185,10 @@ def _block_events(index: int, block: Block) -> list[Event]:
     elif isinstance(block, RefusalBlock):
         events = [BlockStart(index, "refusal", meta=block.meta)]
         events += [RefusalDelta(index, block.text)] if block.text else []
+    elif isinstance(block, ApprovalRequestBlock):
+        events = approval_events(index, block.id, block.name, block.arguments,
+                                 server=block.server, raw=block.raw, meta=block.meta,
+                                 stop=False)
     else:
         events = [BlockStart(index, "opaque", name=block.kind, raw=block.raw, meta=block.meta)]
     signature = getattr(block, "signature", None)

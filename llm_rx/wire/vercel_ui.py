@@ -14,8 +14,15 @@ llm-rx encoder wrote it). Parts become blocks in the order they open:
 - ``tool-input-start`` / ``tool-input-delta`` / ``tool-input-available``: a ``tool_call``
   block, its arguments the fragments verbatim (or, with none, the compact JSON of the
   ``input``); ``tool-input-error`` ends the call with the arguments as they came. A call the
-  provider ran (``providerExecuted``) and every ``tool-output-*`` chunk are ``opaque`` blocks
-  (``kind`` the chunk's type, the chunk verbatim): the client must not run them.
+  provider ran (``providerExecuted``) and every ``tool-output-*`` chunk (a denial,
+  ``tool-output-denied``, too) are ``opaque`` blocks (``kind`` the chunk's type, the chunk
+  verbatim): the client must not run them.
+- ``tool-approval-request`` is an ``approval_request`` block (its ``approvalId``; the tool's
+  name and input; ``meta["tool_call_id"]`` the call it asks about; the chunk verbatim as
+  ``raw``). A call the provider runs once approved (an MCP tool: ``providerExecuted``, the
+  approval right after its ``tool-input-available``) is that request alone, its server the
+  ``llm-rx`` ``server`` of its ``providerMetadata`` when an llm-rx encoder wrote one; a
+  client's call stays a ``tool_call`` block, the request after it names it.
 - ``data-<name>`` is an application's event (`llm_rx.events.Custom`: ``name``, ``data``).
 - ``start-step`` / ``finish-step`` say nothing of the reply; every other chunk (sources,
   files, ``message-metadata``) is an `Opaque` of its type, verbatim.
@@ -102,6 +109,8 @@ class VercelUIDecoder(SSEPayloadDecoder):
         self._args: set[str] = set()  # calls whose arguments came as fragments
         self._held: str | None = None  # a reasoning part started, not opened yet
         self._ran: set[str] = set()  # calls the provider runs (``providerExecuted``)
+        self._asked: dict[str, Any] | None = None  # a provider's call, held: approval next?
+        self._calls: dict[str, tuple[Any, Any]] = {}  # client call -> (its name, its input)
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         self._frame(data, out)
@@ -111,6 +120,7 @@ class VercelUIDecoder(SSEPayloadDecoder):
 
     def _frame(self, data: bytes, out: list[Event]) -> None:
         if data.strip() == b"[DONE]":
+            self._release(out)
             raise self._fail(IncompleteStreamError("[DONE] before finish", data), out,
                              start=True)
         frame = self._parse(data)
@@ -126,6 +136,10 @@ class VercelUIDecoder(SSEPayloadDecoder):
                                            and self._held == "r:" + str(frame.get("id"))):
             self._parts.open(self._held, "thinking", out)  # (something else came first)
             self._held = None
+        if self._asked is not None and not (kind == "tool-approval-request"
+                                            and frame.get("toolCallId")
+                                            == self._asked.get("toolCallId")):
+            self._release(out)  # (no approval for it: the call the provider ran)
         if not self.started:
             if kind == "start":
                 metadata = frame.get("messageMetadata")
@@ -178,9 +192,14 @@ class VercelUIDecoder(SSEPayloadDecoder):
     def _tool(self, kind: str, frame: dict[str, Any], out: list[Event]) -> None:
         call = str(frame.get("toolCallId") or "")
         key = "c:" + call
+        if kind == "tool-approval-request":
+            self._approval(call, frame, out)
+            return
         if frame.get("providerExecuted") or call in self._ran or kind.startswith("tool-output"):
             if kind == "tool-input-start":
                 self._ran.add(call)  # (its deltas do not say so again)
+            elif kind == "tool-input-available":
+                self._asked = frame  # (held for one chunk: an approval may ask about it)
             elif kind != "tool-input-delta":  # (the whole input comes with -available)
                 self._parts.block("opaque", out, name=kind, raw=frame)
             return
@@ -201,6 +220,7 @@ class VercelUIDecoder(SSEPayloadDecoder):
                 out.append(ToolArgsDelta(index, fragment))
         elif kind in ("tool-input-available", "tool-input-error"):
             given = frame.get("input")
+            self._calls[call] = (name, given)
             if call not in self._args and given not in (None, {}):
                 text = given if isinstance(given, str) else orjson.dumps(given).decode()
                 out.append(ToolArgsDelta(index, text))
@@ -211,6 +231,25 @@ class VercelUIDecoder(SSEPayloadDecoder):
             self._parts.close(key, out)
         else:
             out.append(Opaque(kind, frame))
+
+    def _release(self, out: list[Event]) -> None:
+        """The held call the provider ran, as the ``opaque`` block it is."""
+        held, self._asked = self._asked, None
+        if held is not None:
+            self._parts.block("opaque", out, name="tool-input-available", raw=held)
+
+    def _approval(self, call: str, frame: dict[str, Any], out: list[Event]) -> None:
+        held, self._asked = self._asked, None
+        server = None
+        if held is not None:  # (the call the provider runs once approved: the request alone)
+            name, given = held.get("toolName"), held.get("input")
+            metadata = held.get("providerMetadata")
+            own = metadata.get("llm-rx") if isinstance(metadata, Mapping) else None
+            server = own.get("server") if isinstance(own, Mapping) else None
+        else:
+            name, given = self._calls.get(call, (None, None))
+        self._parts.approval(out, frame.get("approvalId"), name, given, server=server,
+                             raw=frame, tool_call=call or None)
 
     def _finish(self, frame: dict[str, Any], out: list[Event]) -> None:
         self._parts.close_all(out)
@@ -224,5 +263,6 @@ class VercelUIDecoder(SSEPayloadDecoder):
         self.finished = True
 
     def _eof(self, out: list[Event]) -> None:
+        self._release(out)
         raise self._fail(IncompleteStreamError("the stream ended before finish"), out,
                          start=True)
