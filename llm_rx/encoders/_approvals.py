@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..events import BlockStart, ToolArgsDelta
-from ..wire._approvals import approval_arguments
+from ..fold.blocks import approval_arguments
 
 if TYPE_CHECKING:
     from ._base import Encoder

@@ -17,10 +17,9 @@ from ..response import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ..wire._approvals import approval_arguments
 from .history import History, Latest, count_at
 
-__all__ = ["Acc", "appender"]
+__all__ = ["Acc", "appender", "approval_arguments"]
 
 _DELTAS = frozenset({TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta})
 
@@ -83,6 +82,17 @@ class Acc:
         if kind == "approval_request":
             return _approval(start, text, closed, meta)
         return OpaqueBlock(kind=start.name or "opaque", raw=start.raw, meta=meta)
+
+
+def approval_arguments(text: str) -> Any:
+    """A whole approval request's arguments: the parsed JSON, the string as it came when it
+    is no JSON (the evidence kept), ``{}`` for none."""
+    if not text:
+        return {}
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
 
 
 def _approval(start: BlockStart, text: str, closed: bool,

@@ -9,18 +9,7 @@ import orjson
 
 from ..events import BlockStart, BlockStop, Event, ToolArgsDelta
 
-__all__ = ["approval_arguments", "approval_events", "arguments_text"]
-
-
-def approval_arguments(text: str) -> Any:
-    """A whole approval request's arguments: the parsed JSON, the string as it came when it
-    is no JSON (the evidence kept), ``{}`` for none."""
-    if not text:
-        return {}
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
+__all__ = ["approval_events", "arguments_text"]
 
 
 def arguments_text(arguments: Any) -> str:
