@@ -230,6 +230,8 @@ CLIENT_ASKS = (
 
 def test_vercel_ui_reads_a_client_tool_awaiting_approval() -> None:
     response = llm_rx.reassemble(CLIENT_ASKS, provider="vercel-ui")
+    # (a client call's tool-input-start opens its block and is nothing more: no opaque block)
+    assert [block.type for block in response.content] == ["tool_call", "approval_request"]
     [call] = response.tool_calls
     assert (call.id, call.name, call.arguments) == ("c1", "delete_file", {"path": "a.txt"})
     block = _approval(response)
@@ -240,6 +242,28 @@ def test_vercel_ui_reads_a_client_tool_awaiting_approval() -> None:
     types = [orjson.loads(f[6:])["type"] for f in again.split(b"\n\n") if f.startswith(b"data: {")]
     assert types.count("tool-input-start") == 1
     assert b'{"type":"tool-approval-request","approvalId":"ap1","toolCallId":"c1"}' in again
+
+
+DENIED = (
+    CLIENT_ASKS.replace(b'data: {"type":"finish","finishReason":"tool-calls"}\n\n', b"")
+    + b'data: {"type":"tool-output-denied","toolCallId":"c1"}\n\n'
+    b'data: {"type":"text-start","id":"t"}\n\n'
+    b'data: {"type":"text-delta","id":"t","delta":"I will not delete it."}\n\n'
+    b'data: {"type":"text-end","id":"t"}\n\n'
+    b'data: {"type":"finish","finishReason":"stop"}\n\n')
+
+
+def test_vercel_ui_denial_is_read_and_written_back() -> None:
+    response = llm_rx.reassemble(DENIED, provider="vercel-ui")
+    assert [(b.type, getattr(b, "kind", None)) for b in response.content] == [
+        ("tool_call", None), ("approval_request", None), ("opaque", "tool-output-denied"),
+        ("text", None)]
+    dropped: list[Dropped] = []
+    again = llm_rx.translate(DENIED, "vercel-ui", "vercel-ui", on_dropped=dropped.append)
+    assert dropped == []
+    assert b'data: {"type":"tool-output-denied","toolCallId":"c1"}\n\n' in again
+    assert llm_rx.reassemble(again).model_dump(exclude=WITHOUT_NATIVE) == (
+        response.model_dump(exclude=WITHOUT_NATIVE))
 
 
 def test_vercel_ui_provider_call_without_approval_stays_opaque() -> None:

@@ -21,7 +21,9 @@ approval request is a tool part the AI SDK shows in state ``approval-requested``
 it asks about (the reply's own call its ``meta["tool_call_id"]`` names; else written here as
 a ``dynamic`` call the provider runs, its input the request's arguments, an MCP server's
 label in ``providerMetadata["llm-rx"]["server"]``), then ``tool-approval-request``
-(``approvalId`` the request's id, ``toolCallId`` the call).
+(``approvalId`` the request's id, ``toolCallId`` the call). A UI message stream's own tool
+chunks that are no client call (read as ``opaque`` blocks: a denial, ``tool-output-denied``;
+a call the provider ran and its output) are written back as they came.
 Citations are ``source-url`` (a source with an http, https or mailto URL:
 ``llm_rx._links.safe_link``) or ``source-document`` parts (any other source, with no URL),
 each source once. The end: ``finish-step``, ``finish`` (the finish reason by the stop table;
@@ -81,6 +83,13 @@ def _cut(error: LlmRxError) -> str:
 def _cut_call(call: str) -> str:
     """What a call whose arguments were cut before they became JSON is said to be."""
     return f"the arguments of tool call {call} were cut short: they never became JSON"
+
+
+def _tool_chunk(raw: Any) -> bool:
+    """Whether an ``opaque`` block read from a UI message stream is one of its tool chunks
+    (``tool-output-denied``, a call the provider ran and its output): written back as it
+    came."""
+    return isinstance(raw, dict) and str(raw.get("type", "")).startswith("tool-")
 
 
 def _chunk(payload: dict[str, Any]) -> bytes:
@@ -143,6 +152,8 @@ class VercelUIEncoder(UIEncoder):
             self._args[index] = []
             out.append(_chunk({"type": "tool-input-start", "toolCallId": self._call_id(event),
                                "toolName": event.name or ""}))
+        elif self.same and _tool_chunk(event.raw):  # (a UI stream's own: a denial, a call
+            out.append(_chunk(dict(event.raw)))  # the provider ran, its output) verbatim
         else:
             self._server_tool(event, out)
 

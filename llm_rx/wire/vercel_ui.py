@@ -229,7 +229,7 @@ class VercelUIDecoder(SSEPayloadDecoder):
                 out.append(SignatureDelta(index, signed[0]))
             self._args.discard(call)
             self._parts.close(key, out)
-        else:
+        elif kind != "tool-input-start":  # (its block is open: nothing more to say)
             out.append(Opaque(kind, frame))
 
     def _release(self, out: list[Event]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import llm_rx
-from tests.test_approvals import ASKING, CLIENT_ASKS, STREAM, _wire
+from tests.test_approvals import ASKING, CLIENT_ASKS, DENIED, STREAM, _wire
 from tests.ui_judges import ag_ui_events, ag_ui_report, read_ui_streams
 
 REQUEST = "mcpr_04a97b4fce127879006949a83ac9308195a7f7b69ea82e91fe"
@@ -35,6 +35,14 @@ def test_vercel_ui_approval_parts_are_rebuilt_by_the_ai_sdk() -> None:
     # the next request the page sends carries the request beside the call
     [turn] = own["next"]
     assert [c["type"] for c in turn["content"]] == ["tool-call", "tool-approval-request"]
+
+
+@pytest.mark.slow  # (runs Node)
+def test_vercel_ui_denial_is_read_by_the_ai_sdk_as_output_denied() -> None:
+    [read] = read_ui_streams([llm_rx.translate(DENIED, "vercel-ui", "vercel-ui")])
+    assert read["errors"] == []
+    [tool] = [p for p in read["message"]["parts"] if p["type"] == "tool-delete_file"]
+    assert (tool["state"], tool["approval"]["id"]) == ("output-denied", "ap1")
 
 
 @pytest.mark.parametrize("body", ["scripted", "recorded"])
