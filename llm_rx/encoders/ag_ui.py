@@ -23,8 +23,9 @@ calls left for the application in ``pendingToolCallIds``), the usage (one ``Toke
 the stop reason in ``metadata``. A reply that stops to ask (approval requests) ends with the
 ``interrupt`` outcome instead: one interrupt per request (``id`` the request's, ``reason``
 ``tool_approval``, ``toolCallId`` the call it asks about, an MCP server's label as
-``metadata.server``); the call is the reply's own that the request's ``meta["tool_call_id"]``
-names, else written before as a call of its own (its id the request's). A provider error
+``metadata.server``; an AG-UI run's own interrupt verbatim); the call is the reply's own
+that the request's ``meta["tool_call_id"]`` names, else written before as a call of its own
+(its id the request's). A provider error
 is ``RUN_ERROR`` (its words, its code, the usage so far); a cut source is ``RUN_ERROR`` with
 code ``incomplete`` (or the error's kind), and a cut run never reads as finished (its open
 messages stay open). A cancelled source (a user's stop, `stop_on`) is no error: its open
@@ -209,6 +210,10 @@ class AgUIEncoder(UIEncoder):
             out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
                                "delta": dumps(arguments).decode()}))
             out.append(_event({"type": "TOOL_CALL_END", "toolCallId": call}))
+        raw = start.raw
+        if self.same and isinstance(raw, dict) and raw.get("toolCallId") == call:
+            self._interrupts.append(dict(raw))  # (an AG-UI run's own interrupt, verbatim)
+            return
         interrupt: dict[str, Any] = {"id": start.id or call, "reason": "tool_approval",
                                      "toolCallId": call}
         server = (start.meta or {}).get("server")

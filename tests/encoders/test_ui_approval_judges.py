@@ -5,6 +5,9 @@ ends with the ``interrupt`` outcome naming the tool call it waits on."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import ag_ui_validate
 import pytest
 
 import llm_rx
@@ -12,14 +15,45 @@ from tests.test_approvals import ASKING, CLIENT_ASKS, DENIED, STREAM, _wire
 from tests.ui_judges import ag_ui_events, ag_ui_report, read_ui_streams
 
 REQUEST = "mcpr_04a97b4fce127879006949a83ac9308195a7f7b69ea82e91fe"
+#: AG-UI's own specification fixture of a run that waits for an approval (then its resume)
+HITL = (Path(ag_ui_validate.__file__).parent / "spec" / "fixtures" / "valid"
+        / "human-in-the-loop.jsonl")
+
+
+def _first_run() -> bytes:
+    lines = [line for line in HITL.read_bytes().splitlines() if line.strip()]
+    end = next(n for n, line in enumerate(lines) if b'"RUN_FINISHED"' in line)
+    return b"".join(b"data: " + line + b"\n\n" for line in lines[:end + 1])
+
+
+def test_ag_ui_specification_human_in_the_loop_fixture_reads_as_a_request() -> None:
+    response = llm_rx.reassemble(_first_run(), "ag-ui")
+    assert (response.complete, response.stop_reason) == (True, "tool_use")
+    assert response.text == "I need your approval to delete 3 files."
+    [request] = response.approval_requests
+    assert (request.id, request.name, request.arguments, request.meta) == (
+        "int_001", "confirm_action", {"action": "delete", "count": 3},
+        {"tool_call_id": "call_001"})
+    assert request.raw == {"id": "int_001", "reason": "approval_required",
+                           "toolCallId": "call_001"}
+    # written back, the run still waits on call_001 and still validates
+    again = llm_rx.translate(_first_run(), "ag-ui", "ag-ui")
+    events = ag_ui_events(again)
+    assert events[-1]["outcome"]["interrupts"] == [
+        {"id": "int_001", "reason": "approval_required", "toolCallId": "call_001"}]
+    assert [e["type"] for e in events].count("TOOL_CALL_START") == 1
+    report = ag_ui_report(again)
+    assert (report.summary.errors, report.summary.warnings) == (0, 0), report.diagnostics
 
 
 @pytest.mark.slow  # (runs Node)
 def test_vercel_ui_approval_parts_are_rebuilt_by_the_ai_sdk() -> None:
     recorded = llm_rx.translate(STREAM.read_bytes(), "vercel-ui", "openai-responses")
     client = llm_rx.translate(CLIENT_ASKS, "vercel-ui", "vercel-ui")
-    scripted, mcp, own = read_ui_streams([_wire(ASKING, "vercel-ui"), recorded, client])
-    for read in (scripted, mcp, own):
+    hitl = llm_rx.translate(_first_run(), "vercel-ui", "ag-ui")
+    scripted, mcp, own, agent = read_ui_streams([_wire(ASKING, "vercel-ui"), recorded, client,
+                                                 hitl])
+    for read in (scripted, mcp, own, agent):
         assert read["errors"] == []
     [tool] = [p for p in scripted["message"]["parts"] if p["type"] == "dynamic-tool"]
     assert (tool["state"], tool["approval"], tool["toolName"], tool["input"]) == (
@@ -32,6 +66,10 @@ def test_vercel_ui_approval_parts_are_rebuilt_by_the_ai_sdk() -> None:
     [tool] = [p for p in own["message"]["parts"] if p["type"] == "tool-delete_file"]
     assert (tool["state"], tool["approval"], tool["input"]) == (
         "approval-requested", {"id": "ap1"}, {"path": "a.txt"})
+    # AG-UI's fixture, translated: the call the run waits on is awaiting approval
+    [tool] = [p for p in agent["message"]["parts"] if p["type"] == "tool-confirm_action"]
+    assert (tool["state"], tool["approval"], tool["toolCallId"]) == (
+        "approval-requested", {"id": "int_001"}, "call_001")
     # the next request the page sends carries the request beside the call
     [turn] = own["next"]
     assert [c["type"] for c in turn["content"]] == ["tool-call", "tool-approval-request"]
