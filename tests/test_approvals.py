@@ -266,6 +266,25 @@ def test_vercel_ui_denial_is_read_and_written_back() -> None:
         response.model_dump(exclude=WITHOUT_NATIVE))
 
 
+LANGGRAPH = HERE / "vercel-ui" / "langgraph-hitl-request.sse"
+
+
+def test_vercel_ui_reads_the_recorded_langgraph_approval_request() -> None:
+    # (its call's input came only as fragments: no tool-input-available; no finishReason)
+    response = llm_rx.reassemble(LANGGRAPH.read_bytes())  # (sniffed)
+    assert response.provider == "vercel-ui"
+    assert [block.type for block in response.content] == [
+        "thinking", "tool_call", "approval_request"]
+    [call] = response.tool_calls
+    block = _approval(response)
+    assert (block.id, block.name, block.arguments, block.meta) == (
+        call.id, "delete_file", {"filename": "report.pdf"}, {"tool_call_id": call.id})
+    assert call.arguments == block.arguments
+    assert (response.complete, response.stop_reason) == (True, "tool_use")
+    again = llm_rx.translate(LANGGRAPH, "vercel-ui", "vercel-ui")
+    assert _same(_approval(llm_rx.reassemble(again))) == _same(block)
+
+
 def test_vercel_ui_provider_call_without_approval_stays_opaque() -> None:
     body = (b'data: {"type":"start"}\n\n'
             b'data: {"type":"tool-input-start","toolCallId":"s1","toolName":"web",'

@@ -204,8 +204,8 @@ class AgUIEncoder(UIEncoder):
         """The call the request asks about (written here when the reply's own is not), and
         an interrupt naming it for the run's end."""
         self._open(out)
-        call, written = self._asked_call(start)
-        if not written:
+        call, own = self._asked_call(start, out)
+        if own is None:
             out.append(_event(self._call_start(call, start.name or "")))
             out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
                                "delta": dumps(arguments).decode()}))

@@ -177,8 +177,8 @@ class VercelUIEncoder(UIEncoder):
         as a call the provider runs, ``dynamic``, when the reply's own is not), then
         ``tool-approval-request`` naming the call, its ``approvalId`` the request's id."""
         self._open(out)
-        call, written = self._asked_call(start)
-        if not written:
+        call, own = self._asked_call(start, out)
+        if own is None:
             head = {"toolCallId": call, "toolName": start.name or "", "providerExecuted": True,
                     "dynamic": True}
             available: dict[str, Any] = {"type": "tool-input-available", **head,

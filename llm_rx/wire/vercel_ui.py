@@ -22,7 +22,9 @@ llm-rx encoder wrote it). Parts become blocks in the order they open:
   ``raw``). A call the provider runs once approved (an MCP tool: ``providerExecuted``, the
   approval right after its ``tool-input-available``) is that request alone, its server the
   ``llm-rx`` ``server`` of its ``providerMetadata`` when an llm-rx encoder wrote one; a
-  client's call stays a ``tool_call`` block, the request after it names it.
+  client's call stays a ``tool_call`` block, the request after it names it (the request's
+  arguments the call's input, or the fragments that came when no ``tool-input-available``
+  did).
 - ``data-<name>`` is an application's event (`llm_rx.events.Custom`: ``name``, ``data``).
 - ``start-step`` / ``finish-step`` say nothing of the reply; every other chunk (sources,
   files, ``message-metadata``) is an `Opaque` of its type, verbatim.
@@ -31,7 +33,8 @@ llm-rx encoder wrote it). Parts become blocks in the order they open:
 usage, the stop reason is ``messageMetadata.stopReason`` when an llm-rx encoder wrote one,
 else the ``finishReason`` read back by the AI SDK's table (``stop`` ``end_turn``, ``length``
 ``max_tokens``, ``tool-calls`` ``tool_use``, ``content-filter`` ``content_filter``,
-``error`` ``error``); the finish reason is kept as the stop's native value. ``data: [DONE]``
+``error`` ``error``; none at all after an approval request: ``tool_use``, the reply waits
+for the user); the finish reason is kept as the stop's native value. ``data: [DONE]``
 after it changes nothing. An ``error`` chunk is the provider's error (its ``errorText``),
 ``abort`` a cancellation (`CancelledStreamError`). EOF (or ``[DONE]``) before ``finish`` is
 a truncation: a cut stream is never complete.
@@ -110,7 +113,9 @@ class VercelUIDecoder(SSEPayloadDecoder):
         self._held: str | None = None  # a reasoning part started, not opened yet
         self._ran: set[str] = set()  # calls the provider runs (``providerExecuted``)
         self._asked: dict[str, Any] | None = None  # a provider's call, held: approval next?
-        self._calls: dict[str, tuple[Any, Any]] = {}  # client call -> (its name, its input)
+        # a client's call -> its name, its argument fragments, its whole input (once given)
+        self._calls: dict[str, list[Any]] = {}
+        self._approvals = False  # whether the reply asked for an approval
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         self._frame(data, out)
@@ -211,16 +216,19 @@ class VercelUIDecoder(SSEPayloadDecoder):
                 return
             self._parts.open(key, "tool_call", out, id=call or None,
                              name=name if isinstance(name, str) else "")
+            self._calls[call] = [name, [], None]
         index = self._parts.index(key)
         assert index is not None
         if kind == "tool-input-delta":
             fragment = frame.get("inputTextDelta")
             if isinstance(fragment, str) and fragment:
                 self._args.add(call)
+                self._calls[call][1].append(fragment)
                 out.append(ToolArgsDelta(index, fragment))
         elif kind in ("tool-input-available", "tool-input-error"):
             given = frame.get("input")
-            self._calls[call] = (name, given)
+            seen = self._calls[call]
+            seen[0], seen[2] = name if isinstance(name, str) else seen[0], given
             if call not in self._args and given not in (None, {}):
                 text = given if isinstance(given, str) else orjson.dumps(given).decode()
                 out.append(ToolArgsDelta(index, text))
@@ -246,8 +254,10 @@ class VercelUIDecoder(SSEPayloadDecoder):
             metadata = held.get("providerMetadata")
             own = metadata.get("llm-rx") if isinstance(metadata, Mapping) else None
             server = own.get("server") if isinstance(own, Mapping) else None
-        else:
-            name, given = self._calls.get(call, (None, None))
+        else:  # (a client's call: its input, else the fragments that came)
+            name, fragments, given = self._calls.get(call, (None, [], None))
+            given = "".join(fragments) if given is None else given
+        self._approvals = True
         self._parts.approval(out, frame.get("approvalId"), name, given, server=server,
                              raw=frame, tool_call=call or None)
 
@@ -258,7 +268,8 @@ class VercelUIDecoder(SSEPayloadDecoder):
         if usage is not None:
             out.append(UsageUpdate(usage))
         native = frame.get("finishReason")
-        told = stop_reason(metadata) or _FINISH.get(str(native), "end_turn")
+        told = stop_reason(metadata) or _FINISH.get(
+            str(native), "tool_use" if native is None and self._approvals else "end_turn")
         out.append(MessageStop(told, None, native))
         self.finished = True
 

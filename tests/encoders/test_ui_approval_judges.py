@@ -11,7 +11,7 @@ import ag_ui_validate
 import pytest
 
 import llm_rx
-from tests.test_approvals import ASKING, CLIENT_ASKS, DENIED, STREAM, _wire
+from tests.test_approvals import ASKING, CLIENT_ASKS, DENIED, LANGGRAPH, STREAM, _wire
 from tests.ui_judges import ag_ui_events, ag_ui_report, read_ui_streams
 
 REQUEST = "mcpr_04a97b4fce127879006949a83ac9308195a7f7b69ea82e91fe"
@@ -51,9 +51,10 @@ def test_vercel_ui_approval_parts_are_rebuilt_by_the_ai_sdk() -> None:
     recorded = llm_rx.translate(STREAM.read_bytes(), "vercel-ui", "openai-responses")
     client = llm_rx.translate(CLIENT_ASKS, "vercel-ui", "vercel-ui")
     hitl = llm_rx.translate(_first_run(), "vercel-ui", "ag-ui")
-    scripted, mcp, own, agent = read_ui_streams([_wire(ASKING, "vercel-ui"), recorded, client,
-                                                 hitl])
-    for read in (scripted, mcp, own, agent):
+    langgraph = llm_rx.translate(LANGGRAPH, "vercel-ui", "vercel-ui")
+    scripted, mcp, own, agent, graph, as_recorded = read_ui_streams([
+        _wire(ASKING, "vercel-ui"), recorded, client, hitl, langgraph, LANGGRAPH.read_bytes()])
+    for read in (scripted, mcp, own, agent, graph, as_recorded):
         assert read["errors"] == []
     [tool] = [p for p in scripted["message"]["parts"] if p["type"] == "dynamic-tool"]
     assert (tool["state"], tool["approval"], tool["toolName"], tool["input"]) == (
@@ -70,6 +71,12 @@ def test_vercel_ui_approval_parts_are_rebuilt_by_the_ai_sdk() -> None:
     [tool] = [p for p in agent["message"]["parts"] if p["type"] == "tool-confirm_action"]
     assert (tool["state"], tool["approval"], tool["toolCallId"]) == (
         "approval-requested", {"id": "int_001"}, "call_001")
+    # the recorded LangGraph stream and what llm-rx writes of it: the same request
+    [theirs] = [p for p in as_recorded["message"]["parts"] if p["type"] == "dynamic-tool"]
+    [ours] = [p for p in graph["message"]["parts"] if p["type"] == "tool-delete_file"]
+    for tool in (theirs, ours):
+        assert (tool["state"], tool["approval"], tool["input"]) == (
+            "approval-requested", {"id": theirs["toolCallId"]}, {"filename": "report.pdf"})
     # the next request the page sends carries the request beside the call
     [turn] = own["next"]
     assert [c["type"] for c in turn["content"]] == ["tool-call", "tool-approval-request"]
