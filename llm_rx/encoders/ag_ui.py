@@ -25,13 +25,13 @@ the stop reason in ``metadata``. A reply that stops to ask (approval requests) e
 ``tool_approval``, ``toolCallId`` the call it asks about, an MCP server's label as
 ``metadata.server``; an AG-UI run's own interrupt verbatim); the call is the reply's own
 that the request's ``meta["tool_call_id"]`` names, else written before as a call of its own
-(its id the request's). A provider error
-is ``RUN_ERROR`` (its words, its code, the usage so far); a cut source is ``RUN_ERROR`` with
-code ``incomplete`` (or the error's kind), and a cut run never reads as finished (its open
-messages stay open). A cancelled source (a user's stop, `stop_on`) is no error: its open
-messages are closed, then ``RUN_FINISHED`` with AG-UI 1.0's ``cancelled`` outcome (the
-usage so far, ``stopReason: interrupted``) — unless it was cut inside a tool call's
-arguments, which can never end: then ``RUN_ERROR`` with code ``cancelled``.
+(its id the request's). A provider error is ``RUN_ERROR`` (its words, its code, the usage
+so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind), and a
+cut run never reads as finished (its open messages stay open). A cancelled source (a user's
+stop, `stop_on`) is no error: its open messages are closed, then ``RUN_FINISHED`` with AG-UI
+1.0's ``cancelled`` outcome (the usage so far, ``stopReason: interrupted``) — unless it was
+cut inside a tool call's arguments, which can never end: then ``RUN_ERROR`` with code
+``cancelled``.
 An application's event (`llm_rx.events.Custom`) is a ``CUSTOM`` event (``name``, ``value``);
 its state is AG-UI's own: ``Custom("state_snapshot", snapshot)`` a ``STATE_SNAPSHOT``,
 ``Custom("state_delta", [JSON Patch operations])`` a ``STATE_DELTA``.
