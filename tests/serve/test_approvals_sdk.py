@@ -91,3 +91,26 @@ def test_the_decision_goes_back_as_the_sdk_sends_it(llm_rx_server: EmulatorThrea
         {"id": "mcpr_1", "type": "mcp_approval_request", "arguments": json.dumps(
             ARGUMENTS, separators=(",", ":")), "name": "search_docs", "server_label": "docs"},
         {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True}]
+
+
+def test_reply_scripts_approval_requests() -> None:
+    scripted = reply("May I?", approval_requests=[
+        ("search_docs", ARGUMENTS), {"name": "fetch", "arguments": '{"url":"x"}', "server": "web"},
+        ApprovalRequestBlock(id="mine", name="run")], stop="tool_use")
+    assert [(b.id, b.name, b.arguments, b.server) for b in scripted.approval_requests] == [
+        ("mcpr_scripted_1", "search_docs", ARGUMENTS, None),
+        ("mcpr_scripted_2", "fetch", {"url": "x"}, "web"),  # (a string: the raw JSON)
+        ("mine", "run", None, None)]
+    with pytest.raises(TypeError, match="names its tool"):
+        reply(approval_requests=[{"arguments": {}}])
+
+
+@pytest.mark.slow  # (a server)
+def test_a_request_queued_without_an_id_gets_one(llm_rx_server: EmulatorThread,
+                                                 oa: openai.OpenAI) -> None:
+    body = ASKS.model_dump(mode="json")
+    body["content"][1]["id"] = None  # (what a client in another language may queue)
+    httpx.post(f"{llm_rx_server.url}/_llm_rx/queue", json={"replies": [body]},
+               timeout=10).raise_for_status()
+    response = oa.responses.create(model="gpt-5", input="search")
+    assert _asked(response.output).id == "mcpr_scripted_1"
