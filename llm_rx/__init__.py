@@ -20,6 +20,7 @@ __version__ = "0.1.0"
 #: nothing and a path imports only what it uses (``from_bytes`` never loads the encoders).
 _LAZY: dict[str, str] = {
     "PROVIDERS": ".wire.registry",
+    "ApprovalRequestBlock": ".response",
     "BlockStart": ".events",
     "BlockStop": ".events",
     "CancelledStreamError": ".errors",
@@ -93,6 +94,7 @@ _SUBMODULES = frozenset({
 
 __all__ = [
     "PROVIDERS",
+    "ApprovalRequestBlock",
     "BlockStart",
     "BlockStop",
     "CancelledStreamError",
@@ -222,6 +224,7 @@ if _typing.TYPE_CHECKING:  # (what type checkers and IDEs see: the same names, i
     from .read.to_aiter import to_aiter
     from .read.translate import translate
     from .response import (
+        ApprovalRequestBlock,
         Choice,
         ErrorInfo,
         OpaqueBlock,

@@ -15,6 +15,16 @@ field (see `llm_rx.response.Usage.overlay`); they are never added.
 ``Dropped`` is never decoded from a wire: an encoder reports with it what its target could not
 carry (and writes nothing for one it is given), so a translation loses nothing silently.
 
+An ``approval_request`` block is a reply that stops to ask: a tool (an MCP server's, an
+agent's) runs only once the user says yes. ``BlockStart(index, "approval_request", id, name,
+raw=..., meta={"server": ...})`` opens it (``id`` the request's, which the decision names;
+``name`` the tool; ``meta["server"]`` the MCP server's label, when there is one; ``raw`` the
+wire's item verbatim), ``ToolArgsDelta`` fragments carry the arguments the tool would get,
+``BlockStop`` ends it. In a UI stream the request asks about a tool call of the reply:
+``meta["tool_call_id"]`` names it. Carried by the Responses wire (``mcp_approval_request``),
+the AI SDK UI stream (``tool-approval-request``) and AG-UI (``RUN_FINISHED`` with an
+``interrupt`` outcome); every other target reports it `Dropped` (``approval_request``).
+
 ``Custom`` is an application's own event beside the model's (a retrieved document, a progress
 note, a state change a gateway adds): no provider wire carries one, the UI streams do (the AI
 SDK's ``data-<name>`` parts, AG-UI's ``CUSTOM`` events). Every operator passes it on
@@ -61,7 +71,9 @@ __all__ = [
     "event_to_dict",
 ]
 
-BlockKind = Literal["text", "thinking", "redacted_thinking", "tool_call", "refusal", "opaque"]
+BlockKind = Literal[
+    "text", "thinking", "redacted_thinking", "tool_call", "refusal", "opaque", "approval_request"
+]
 
 
 class MessageStart(NamedTuple):
@@ -86,9 +98,11 @@ class MetadataUpdate(NamedTuple):
 class BlockStart(NamedTuple):
     """A content block opens at ``index``.
 
-    ``id``/``name`` are the tool call's when known; ``raw`` is the whole block for ``opaque``
-    blocks; ``meta`` records how the wire spelled the block, so ``to_native`` can spell it
-    back the same way; ``choice`` is the choice the block belongs to (``n>1``).
+    ``id``/``name`` are the tool call's when known (an ``approval_request``'s: the request's
+    id and the tool's name); ``raw`` is the whole block for ``opaque`` and
+    ``approval_request`` blocks; ``meta`` records how the wire spelled the block, so
+    ``to_native`` can spell it back the same way; ``choice`` is the choice the block belongs
+    to (``n>1``).
     """
 
     index: int  # type: ignore[assignment]  # shadows tuple.index(), on purpose

@@ -32,6 +32,7 @@ from pydantic import (
 from .errors import ErrorKind
 
 __all__ = [
+    "ApprovalRequestBlock",
     "Block",
     "Choice",
     "ErrorInfo",
@@ -216,8 +217,29 @@ class OpaqueBlock(BaseModel):
     meta: dict[str, Any] | None = _meta()
 
 
+class ApprovalRequestBlock(BaseModel):
+    """A reply that stops to ask: tool ``name`` runs with ``arguments`` only once the user
+    approves request ``id`` (the decision names it: see ``to_message(approvals=...)``).
+
+    ``server`` is the MCP server's label when the tool is one's (Responses
+    ``mcp_approval_request``), else ``None``; ``arguments`` the parsed JSON (the string as it
+    came when it does not parse); ``raw`` the wire's item verbatim; ``meta`` how the wire
+    spelled it (``tool_call_id``: the call of the reply a UI stream's request asks about).
+    """
+
+    model_config = _BLOCK
+
+    type: Literal["approval_request"] = "approval_request"
+    id: str | None = None
+    name: str | None = None
+    arguments: Any = None
+    server: str | None = None
+    raw: Any = None
+    meta: dict[str, Any] | None = _meta()
+
+
 Block = Annotated[
-    TextBlock | ThinkingBlock | ToolCallBlock | RefusalBlock | OpaqueBlock,
+    TextBlock | ThinkingBlock | ToolCallBlock | RefusalBlock | OpaqueBlock | ApprovalRequestBlock,
     Field(discriminator="type"),
 ]
 
@@ -315,6 +337,11 @@ class Response(BaseModel):
         """The reasoning's text: every thinking block of the (first) choice, joined (a
         redacted block adds nothing: its text is encrypted, in ``signature``)."""
         return "".join(block.text for block in self.content if isinstance(block, ThinkingBlock))
+
+    @property
+    def approval_requests(self) -> list[ApprovalRequestBlock]:
+        """The requests the reply stopped to ask the user about, in order."""
+        return [block for block in self.content if isinstance(block, ApprovalRequestBlock)]
 
     @property
     def tool_calls(self) -> list[ToolCallBlock]:

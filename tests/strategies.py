@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from llm_rx.errors import ErrorKind
 from llm_rx.native import ENCODERS
 from llm_rx.response import (
+    ApprovalRequestBlock,
     Block,
     Choice,
     ErrorInfo,
@@ -117,6 +118,10 @@ def blocks() -> st.SearchStrategy[Block]:
         st.builds(OpaqueBlock, kind=st.text(max_size=10) | st.sampled_from(
             ("delta.annotations", "delta.audio", "server_tool_use", "executableCode")),
             raw=json_values(), meta=_metas),
+        st.builds(ApprovalRequestBlock, id=_maybe_text, name=_maybe_text,
+                  arguments=json_values(), server=_maybe_text,
+                  raw=json_values() | st.just({"type": "mcp_approval_request", "id": "r"}),
+                  meta=_metas),
     )
 
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 
 import llm_rx
 from llm_rx.native import ENCODERS
-from llm_rx.response import OpaqueBlock, Response, ThinkingBlock, ToolCallBlock
+from llm_rx.response import OpaqueBlock, Response, TextBlock, ThinkingBlock, ToolCallBlock
 from tests.strategies import responses
 
 _PROPERTY = settings(max_examples=200, deadline=None, derandomize=True,
@@ -94,3 +94,9 @@ def test_native_usage_native_not_an_object_is_re_encoded() -> None:
         {"provider": "anthropic", "usage": {"input_tokens": 3, "native": [1, 2]}})
     assert llm_rx.to_native(response, "anthropic")["usage"] == {
         "input_tokens": 3, "output_tokens": 0}
+
+
+def test_native_anthropic_citation_whose_type_is_no_string() -> None:
+    block = TextBlock(text="a", citations=[{"type": []}, {"type": {"x": 1}}])
+    body = llm_rx.to_native(Response(provider="anthropic", content=[block]), "anthropic")
+    assert body["content"] == [{"type": "text", "text": "a"}]  # (no citation of Anthropic's)

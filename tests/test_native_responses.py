@@ -28,7 +28,7 @@ from openai.types.responses import ResponseStreamEvent
 from pydantic import ValidationError
 
 import llm_rx
-from llm_rx import OpaqueBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from llm_rx import ApprovalRequestBlock, OpaqueBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from tests.captures import CAPTURES, Capture, capture, responses_terminal
 from tests.test_contract_sdk import frames, params, response, sdk_dict
 from tests.test_native import (
@@ -140,6 +140,12 @@ def test_openai_responses_items_match_sdk(cap: Capture) -> None:
             assert (block.id, block.name, block.raw_arguments) == (item["call_id"], item["name"],
                                                                     raw)
             assert block.arguments == (json.loads(raw) if kind == "function_call" else None)
+        elif kind == "mcp_approval_request":  # (the SDK's typed McpApprovalRequest)
+            [block] = blocks
+            assert isinstance(block, ApprovalRequestBlock)
+            assert (block.id, block.name, block.server, block.raw) == (
+                item["id"], item["name"], item["server_label"], wire)
+            assert block.arguments == json.loads(item["arguments"])
         else:
             [block] = blocks
             assert isinstance(block, OpaqueBlock)
@@ -159,7 +165,7 @@ def test_openai_responses_usage_model_and_stop_match_sdk(cap: Capture) -> None:
     assert (resp.model, resp.id) == (final.model, final.id)
     assert resp.text == final.output_text
     assert final.status == "completed"
-    client = {"function_call", "custom_tool_call", "apply_patch_call"}
+    client = {"function_call", "custom_tool_call", "apply_patch_call", "mcp_approval_request"}
     expected = "tool_use" if {item.type for item in final.output} & client else "end_turn"
     assert (resp.complete, resp.stop_reason) == (True, expected)
 

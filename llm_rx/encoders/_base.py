@@ -41,6 +41,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import Usage
+from ._approvals import Asking
 
 __all__ = ["Encoder", "ObjectArguments", "dumps", "raw_data", "sse", "sse_data"]
 
@@ -147,6 +148,9 @@ class Encoder:
     #: whether the target's stream carries several choices (``n>1``); a target that carries
     #: one writes choice 0 and reports each block of another choice as `Dropped`
     choices = False
+    #: whether the target writes approval requests (``_on_approval``, the request whole);
+    #: any other reports each `Dropped` (``approval_request``)
+    approvals = False
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         #: what was not written, in order (the caller's own list, when it passed one)
@@ -165,6 +169,7 @@ class Encoder:
                                          Callable[[bytes], bytes] | None,
                                          list[str] | None]] = {}
         self._untemplated: set[int] = set()
+        self._asking = Asking()  # the open approval requests
         self.holding = False  # whether a frame waits for the next event (no template then)
         self._elsewhere = False  # whether an event of another choice than 0 arrived
         self._left_out: set[int] = set()  # blocks of another choice (a one-choice target)
@@ -178,7 +183,7 @@ class Encoder:
             ThinkingDelta: self._on_thinking,
             RefusalDelta: self._on_refusal,
             SignatureDelta: self._on_signature,
-            ToolArgsDelta: self._on_args,
+            ToolArgsDelta: self._args_delta,
             CitationDelta: self._on_citation,
             LogprobsDelta: self._on_logprobs,
             BlockStop: self._block_stop,
@@ -283,11 +288,20 @@ class Encoder:
 
     def _block_start(self, event: BlockStart, out: list[bytes]) -> None:
         self.blocks[event.index] = event
+        if event.kind == "approval_request":
+            self._asking.open(self, event)
+            return
         self._on_block_start(event, out)
+
+    def _args_delta(self, event: ToolArgsDelta, out: list[bytes]) -> None:
+        if not (self._asking and self._asking.add(event)):
+            self._on_args(event, out)
 
     def _block_stop(self, event: BlockStop, out: list[bytes]) -> None:
         self._templates.pop(event.index, None)
-        if event.index in self.blocks:
+        if event.index in self._asking:
+            self._asking.end(self, event.index, out)
+        elif event.index in self.blocks:
             self._on_block_stop(self.blocks[event.index], out)
 
     def _usage(self, event: UsageUpdate, out: list[bytes]) -> None:
@@ -303,6 +317,8 @@ class Encoder:
         if self.stop is not None:
             return
         self.stop = event
+        for index in list(self._asking):  # (a request its source left open)
+            self._asking.end(self, index, out)
         self._on_stop(event, out)
         self.finished = True
 
@@ -350,6 +366,7 @@ class Encoder:
     def _on_refusal(self, event: RefusalDelta, out: list[bytes]) -> None: ...
     def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None: ...
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None: ...
+    def _on_approval(self, start: BlockStart, arguments: Any, out: list[bytes]) -> None: ...
     def _on_block_stop(self, start: BlockStart, out: list[bytes]) -> None: ...
     def _on_usage(self, usage: Usage, out: list[bytes]) -> None: ...
     def _on_choice_end(self, event: ChoiceEnd, out: list[bytes]) -> None: ...

@@ -68,6 +68,8 @@ STOP: dict[str, dict[StopReason, str]] = {
 DROPPED: dict[str, dict[str, str]] = {
     "openai-chat": {
         "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
+        "approval_request": "an approval request (no place to ask the user before a tool "
+                            "runs)",
         "opaque:*": "another provider's server-side block or frame",
         "signature": "a signature on a block that is no reasoning (Gemini's on a call)",
         "citation": "a citation that names no URL",
@@ -82,6 +84,8 @@ DROPPED: dict[str, dict[str, str]] = {
     },
     "anthropic": {
         "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
+        "approval_request": "an approval request (no place to ask the user before a tool "
+                            "runs)",
         "opaque:*": "another provider's block or frame",
         "signature": "a signature on a block that is no reasoning",
         "citation": "another provider's citation (no Anthropic citation type)",
@@ -90,6 +94,8 @@ DROPPED: dict[str, dict[str, str]] = {
     },
     "gemini": {
         "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
+        "approval_request": "an approval request (no place to ask the user before a tool "
+                            "runs)",
         "opaque:*": "another provider's block or frame",
         "redacted_thinking": "redacted reasoning",
         "citation": "a citation",
@@ -99,6 +105,8 @@ DROPPED: dict[str, dict[str, str]] = {
     },
     "gemini-interactions": {
         "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
+        "approval_request": "an approval request (no place to ask the user before a tool "
+                            "runs)",
         "opaque:*": "another provider's block or frame",
         "signature": "another provider's signature (no Gemini thought signature)",
         "redacted_thinking": "another provider's redacted reasoning",
@@ -108,6 +116,8 @@ DROPPED: dict[str, dict[str, str]] = {
     },
     "ollama": {
         "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
+        "approval_request": "an approval request (no place to ask the user before a tool "
+                            "runs)",
         "opaque:*": "any server-side block or frame",
         "signature": "a signature",
         "redacted_thinking": "redacted reasoning",
@@ -119,6 +129,8 @@ DROPPED: dict[str, dict[str, str]] = {
     },
     "bedrock-converse": {
         "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
+        "approval_request": "an approval request (no place to ask the user before a tool "
+                            "runs)",
         "opaque:*": "another provider's block or frame",
         "signature": "a signature on a block that is no reasoning",
         "redacted_thinking": "redacted data that is no base64 (redactedContent is bytes)",
@@ -128,6 +140,8 @@ DROPPED: dict[str, dict[str, str]] = {
     },
     "cohere": {
         "custom:*": "an application's event (`Custom`): no provider wire has a place for one",
+        "approval_request": "an approval request (no place to ask the user before a tool "
+                            "runs)",
         "opaque:*": "another provider's block or frame",
         "signature": "a signature",
         "redacted_thinking": "redacted reasoning",

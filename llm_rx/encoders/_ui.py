@@ -155,6 +155,7 @@ class UIEncoder(Encoder):
 
     #: what a protocol calls an open part (in what is reported dropped)
     unit = "part"
+    approvals = True
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)
@@ -164,6 +165,21 @@ class UIEncoder(Encoder):
 
     def _call_id(self, start: BlockStart) -> str:
         return start.id or f"call_{start.index}"
+
+    def _asked_call(self, start: BlockStart,
+                    out: list[bytes]) -> tuple[str, BlockStart | None]:
+        """The id of the tool call an approval request asks about (the call its
+        ``meta["tool_call_id"]`` names, else one of its own: the request's id), and the
+        reply's own call of that id when it was written already (then only the request is;
+        a call still open is ended first: the request asks about its whole input)."""
+        named = (start.meta or {}).get("tool_call_id")
+        if isinstance(named, str) and named:
+            own = next((block for block in self.blocks.values()
+                        if block.kind == "tool_call" and self._call_id(block) == named), None)
+            if own is not None and own.index in self._parts:
+                self._on_block_stop(own, out)
+            return named, own
+        return start.id or f"approval_{start.index}", None
 
     def _delta_frame(self, kind: str, index: int) -> Callable[[str], bytes]:
         """How one text (``TEXT``) or reasoning (``REASONING``) delta of a part is framed."""

@@ -20,13 +20,18 @@ and the run ends ``RUN_ERROR`` (code ``invalid_tool_arguments``). A server-side
 tool is a call with its ``TOOL_CALL_RESULT`` (the provider's block as JSON text). The end:
 blocks left open are closed, then ``RUN_FINISHED`` with the outcome (``success``, the client
 calls left for the application in ``pendingToolCallIds``), the usage (one ``TokenUsage``) and
-the stop reason in ``metadata``. A provider error is ``RUN_ERROR`` (its words, its code, the
-usage so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind),
-and a cut run never reads as finished (its open messages stay open). A cancelled source (a
-user's stop, `stop_on`) is no error: its open messages are closed, then ``RUN_FINISHED``
-with AG-UI 1.0's ``cancelled`` outcome (the usage so far, ``stopReason: interrupted``) —
-unless it was cut inside a tool call's arguments, which can never end: then ``RUN_ERROR``
-with code ``cancelled``.
+the stop reason in ``metadata``. A reply that stops to ask (approval requests) ends with the
+``interrupt`` outcome instead: one interrupt per request (``id`` the request's, ``reason``
+``tool_approval``, ``toolCallId`` the call it asks about, an MCP server's label as
+``metadata.server``; an AG-UI run's own interrupt verbatim); the call is the reply's own
+that the request's ``meta["tool_call_id"]`` names, else written before as a call of its own
+(its id the request's). A provider error is ``RUN_ERROR`` (its words, its code, the usage
+so far); a cut source is ``RUN_ERROR`` with code ``incomplete`` (or the error's kind), and a
+cut run never reads as finished (its open messages stay open). A cancelled source (a user's
+stop, `stop_on`) is no error: its open messages are closed, then ``RUN_FINISHED`` with AG-UI
+1.0's ``cancelled`` outcome (the usage so far, ``stopReason: interrupted``) — unless it was
+cut inside a tool call's arguments, which can never end: then ``RUN_ERROR`` with code
+``cancelled``.
 An application's event (`llm_rx.events.Custom`) is a ``CUSTOM`` event (``name``, ``value``);
 its state is AG-UI's own: ``Custom("state_snapshot", snapshot)`` a ``STATE_SNAPSHOT``,
 ``Custom("state_delta", [JSON Patch operations])`` a ``STATE_DELTA``.
@@ -85,6 +90,7 @@ class AgUIEncoder(UIEncoder):
         self._calls: list[str] = []  # the client calls, in order
         self._unusable: list[str] = []  # calls whose arguments never became JSON
         self._text: str | None = None  # the latest text message
+        self._interrupts: list[dict[str, Any]] = []  # the approval requests, in order
 
     # -- ids and framing -----------------------------------------------------------------
 
@@ -194,6 +200,27 @@ class AgUIEncoder(UIEncoder):
             sent.append(fragment)
             self.learn(index, ToolArgsDelta, frame, texts=sent)
 
+    def _on_approval(self, start: BlockStart, arguments: Any, out: list[bytes]) -> None:
+        """The call the request asks about (written here when the reply's own is not), and
+        an interrupt naming it for the run's end."""
+        self._open(out)
+        call, own = self._asked_call(start, out)
+        if own is None:
+            out.append(_event(self._call_start(call, start.name or "")))
+            out.append(_event({"type": "TOOL_CALL_ARGS", "toolCallId": call,
+                               "delta": dumps(arguments).decode()}))
+            out.append(_event({"type": "TOOL_CALL_END", "toolCallId": call}))
+        raw = start.raw
+        if self.same and isinstance(raw, dict) and raw.get("toolCallId") == call:
+            self._interrupts.append(dict(raw))  # (an AG-UI run's own interrupt, verbatim)
+            return
+        interrupt: dict[str, Any] = {"id": start.id or call, "reason": "tool_approval",
+                                     "toolCallId": call}
+        server = (start.meta or {}).get("server")
+        if isinstance(server, str):
+            interrupt["metadata"] = {"server": server}
+        self._interrupts.append(interrupt)
+
     def _on_signature(self, event: SignatureDelta, out: list[bytes]) -> None:
         index = event.index
         kind = self._parts.get(index)
@@ -259,7 +286,9 @@ class AgUIEncoder(UIEncoder):
                             "invalid_tool_arguments", out)
             return
         outcome: dict[str, Any] = {"type": "success"}
-        if self._calls:
+        if self._interrupts:  # (the run waits for the user's decisions)
+            outcome = {"type": "interrupt", "interrupts": self._interrupts}
+        elif self._calls:
             outcome["pendingToolCallIds"] = list(self._calls)
         self._finished(outcome, event.stop_reason, out)
 

@@ -39,7 +39,13 @@ from ..events import (
     ThinkingDelta,
     ToolArgsDelta,
 )
-from ..native._responses_resource import resource_usage, responses_citation
+from ..native._responses_resource import (
+    approval_item,
+    item_id,
+    resource_usage,
+    responses_citation,
+)
+from ..response import ApprovalRequestBlock
 from ._base import dumps, raw_data
 from ._responses_output import EVENT_OF, TOOL_FIELD, Item, ResponsesOutput
 from ._tables import STOP
@@ -49,6 +55,7 @@ __all__ = ["OpenAIResponsesEncoder"]
 
 class OpenAIResponsesEncoder(ResponsesOutput):
     provider = "openai-responses"
+    approvals = True
 
     # -- events --------------------------------------------------------------------------
 
@@ -101,6 +108,19 @@ class OpenAIResponsesEncoder(ResponsesOutput):
         else:
             self.drop(f"opaque:{event.name}", event.index,
                       f"a {self.source} block openai-responses has no item for", event.raw)
+
+    def _on_approval(self, start: BlockStart, arguments: Any, out: list[bytes]) -> None:
+        """An ``mcp_approval_request`` item, whole in its ``.added`` and ``.done`` (as
+        ``to_native`` writes it: the source's item verbatim for a Responses reply)."""
+        self._open(out)
+        self._end_item(out)
+        number = len(self._items)
+        block = ApprovalRequestBlock(id=start.id, name=start.name, arguments=arguments,
+                                     server=(start.meta or {}).get("server"), raw=start.raw)
+        body = approval_item(block, self.same, item_id("mcp_approval_request", self.id, number))
+        self._items.append(Item(("approval", start.index), number, body))
+        self._frame("response.output_item.added", {"output_index": number, "item": body}, out)
+        self._frame("response.output_item.done", {"output_index": number, "item": body}, out)
 
     def _texts(self, index: int) -> tuple[Item, tuple[str, int, list[str], dict[str, Any]]] | None:
         item = self._of.get(index)

@@ -16,7 +16,14 @@ block's end ``tool-input-available`` with the parsed input (a custom tool's free
 string it is); arguments that began as a JSON object and never became one (cut by a limit)
 are ``tool-input-error`` instead (the string as it came, and ``errorText``), as the AI SDK
 writes a call whose input does not parse: never a call ready to run. A server-side tool is
-a call the provider ran (``providerExecuted``), its result ``tool-output-available``.
+a call the provider ran (``providerExecuted``), its result ``tool-output-available``. An
+approval request is a tool part the AI SDK shows in state ``approval-requested``: the call
+it asks about (the reply's own call its ``meta["tool_call_id"]`` names; else written here as
+a ``dynamic`` call the provider runs, its input the request's arguments, an MCP server's
+label in ``providerMetadata["llm-rx"]["server"]``), then ``tool-approval-request``
+(``approvalId`` the request's id, ``toolCallId`` the call). A UI message stream's own tool
+chunks that are no client call (read as ``opaque`` blocks: a denial, ``tool-output-denied``;
+a call the provider ran and its output) are written back as they came.
 Citations are ``source-url`` (a source with an http, https or mailto URL:
 ``llm_rx._links.safe_link``) or ``source-document`` parts (any other source, with no URL),
 each source once. The end: ``finish-step``, ``finish`` (the finish reason by the stop table;
@@ -76,6 +83,13 @@ def _cut(error: LlmRxError) -> str:
 def _cut_call(call: str) -> str:
     """What a call whose arguments were cut before they became JSON is said to be."""
     return f"the arguments of tool call {call} were cut short: they never became JSON"
+
+
+def _tool_chunk(raw: Any) -> bool:
+    """Whether an ``opaque`` block read from a UI message stream is one of its tool chunks
+    (``tool-output-denied``, a call the provider ran and its output): written back as it
+    came."""
+    return isinstance(raw, dict) and str(raw.get("type", "")).startswith("tool-")
 
 
 def _chunk(payload: dict[str, Any]) -> bytes:
@@ -138,6 +152,8 @@ class VercelUIEncoder(UIEncoder):
             self._args[index] = []
             out.append(_chunk({"type": "tool-input-start", "toolCallId": self._call_id(event),
                                "toolName": event.name or ""}))
+        elif self.same and _tool_chunk(event.raw):  # (a UI stream's own: a denial, a call
+            out.append(_chunk(dict(event.raw)))  # the provider ran, its output) verbatim
         else:
             self._server_tool(event, out)
 
@@ -155,6 +171,25 @@ class VercelUIEncoder(UIEncoder):
         if output is not None:
             out.append(_chunk({"type": "tool-output-available", "toolCallId": call,
                                "output": output, "providerExecuted": True}))
+
+    def _on_approval(self, start: BlockStart, arguments: Any, out: list[bytes]) -> None:
+        """A tool part in state ``approval-requested``: the call it asks about (written here
+        as a call the provider runs, ``dynamic``, when the reply's own is not), then
+        ``tool-approval-request`` naming the call, its ``approvalId`` the request's id."""
+        self._open(out)
+        call, own = self._asked_call(start, out)
+        if own is None:
+            head = {"toolCallId": call, "toolName": start.name or "", "providerExecuted": True,
+                    "dynamic": True}
+            available: dict[str, Any] = {"type": "tool-input-available", **head,
+                                         "input": arguments}
+            server = (start.meta or {}).get("server")
+            if isinstance(server, str):
+                available["providerMetadata"] = {"llm-rx": {"server": server}}
+            out.append(_chunk({"type": "tool-input-start", **head}))
+            out.append(_chunk(available))
+        out.append(_chunk({"type": "tool-approval-request", "approvalId": start.id or call,
+                           "toolCallId": call}))
 
     def _on_args(self, event: ToolArgsDelta, out: list[bytes]) -> None:
         index = event.index

@@ -9,6 +9,7 @@ import orjson
 
 from ..events import BlockStart, RefusalDelta, TextDelta, ThinkingDelta, ToolArgsDelta
 from ..response import (
+    ApprovalRequestBlock,
     Block,
     OpaqueBlock,
     RefusalBlock,
@@ -18,7 +19,7 @@ from ..response import (
 )
 from .history import History, Latest, count_at
 
-__all__ = ["Acc", "appender"]
+__all__ = ["Acc", "appender", "approval_arguments"]
 
 _DELTAS = frozenset({TextDelta, ThinkingDelta, RefusalDelta, ToolArgsDelta})
 
@@ -78,7 +79,31 @@ class Acc:
                                  raw_arguments=text, signature=signature, meta=meta)
         if kind == "refusal":
             return RefusalBlock(text=text, meta=meta)
+        if kind == "approval_request":
+            return _approval(start, text, closed, meta)
         return OpaqueBlock(kind=start.name or "opaque", raw=start.raw, meta=meta)
+
+
+def approval_arguments(text: str) -> Any:
+    """A whole approval request's arguments: the parsed JSON, the string as it came when it
+    is no JSON (the evidence kept), ``{}`` for none."""
+    if not text:
+        return {}
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+
+
+def _approval(start: BlockStart, text: str, closed: bool,
+              meta: dict[str, Any] | None) -> ApprovalRequestBlock:
+    """An approval request: its server from ``meta``, its arguments parsed once it ended
+    (kept as the string when they are no JSON; ``{}`` for none)."""
+    server = meta.pop("server", None) if meta else None
+    arguments = approval_arguments(text) if closed else None
+    return ApprovalRequestBlock(id=start.id, name=start.name, arguments=arguments,
+                                server=server if isinstance(server, str) else None,
+                                raw=start.raw, meta=meta or None)
 
 
 def appender(builder: Any, event_type: Any, index: int, before: list[Any] | None = None

@@ -17,11 +17,12 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ..response import Usage
+from ..response import ApprovalRequestBlock, Usage
+from ..wire._approvals import arguments_text
 from ._shared import url_citation
 
-__all__ = ["RESOURCE_FIELDS", "created_at", "item_id", "resource", "resource_usage",
-           "responses_citation"]
+__all__ = ["RESOURCE_FIELDS", "approval_item", "created_at", "item_id", "resource",
+           "resource_usage", "responses_citation"]
 
 #: every field of the specification's ``ResponseResource``, in the order written
 RESOURCE_FIELDS = (
@@ -37,13 +38,27 @@ RESOURCE_FIELDS = (
 #: ``standard``, is no OpenAI tier: the response says ``default``).
 _TIERS = frozenset({"auto", "default", "flex", "scale", "priority", "fast", "ultrafast"})
 _PREFIX = {"message": "msg", "reasoning": "rs", "function_call": "fc",
-           "custom_tool_call": "ctc"}
+           "custom_tool_call": "ctc", "mcp_approval_request": "mcpr"}
 
 
 def item_id(kind: str, response_id: str | None, number: int) -> str:
     """The id of a foreign reply's output item ``number`` of type ``kind``."""
     prefix = _PREFIX.get(kind, "item")
     return f"{prefix}_{response_id}_{number}" if response_id else f"{prefix}_{number}"
+
+
+def approval_item(block: ApprovalRequestBlock, same: bool, own_id: str) -> dict[str, Any]:
+    """An approval request as a Responses ``mcp_approval_request`` output item: the item the
+    wire gave, verbatim, for a Responses reply; else built from the request's fields (its
+    ``arguments`` a JSON string, ``server_label`` empty when no MCP server was named; the
+    request's id, or ``own_id`` without one)."""
+    raw = block.raw
+    if same and isinstance(raw, dict) and raw.get("type") == "mcp_approval_request":
+        return dict(raw)
+    arguments = block.arguments
+    return {"id": block.id or own_id, "type": "mcp_approval_request",
+            "arguments": arguments_text({} if arguments is None else arguments),
+            "name": block.name or "", "server_label": block.server or ""}
 
 
 def responses_citation(citation: Any) -> dict[str, Any] | None:

@@ -35,7 +35,8 @@ def _block(block: Block, same_provider: bool) -> dict[str, Any] | None:
     if isinstance(block, TextBlock):
         out: dict[str, Any] = {"type": "text", "text": block.text}
         citations = [c for c in block.citations or ()
-                     if isinstance(c, dict) and c.get("type") in ANTHROPIC_CITATIONS]
+                     if isinstance(c, dict) and isinstance(c.get("type"), str)
+                     and c["type"] in ANTHROPIC_CITATIONS]
         if citations:  # (another provider's citation objects are none of Anthropic's)
             out["citations"] = citations
         return {**out, **extra}

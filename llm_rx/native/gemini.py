@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..response import (
+    ApprovalRequestBlock,
     Block,
     OpaqueBlock,
     RefusalBlock,
@@ -67,7 +68,7 @@ def _named(node: Any, key: str = "") -> Any:
 
 def _part(block: Block, same_provider: bool) -> dict[str, Any] | None:
     signature = block.signature if same_provider and not isinstance(
-        block, (RefusalBlock, OpaqueBlock)
+        block, (RefusalBlock, OpaqueBlock, ApprovalRequestBlock)
     ) else None
     extra = (block.meta or {}).get("part") if same_provider else None
     out: dict[str, Any]

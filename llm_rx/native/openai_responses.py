@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from ..response import (
+    ApprovalRequestBlock,
     Block,
     ErrorInfo,
     OpaqueBlock,
@@ -33,7 +34,13 @@ from ..response import (
     Usage,
 )
 from ..wire.finished import RESPONSES_FINISHED
-from ._responses_resource import item_id, resource, resource_usage, responses_citation
+from ._responses_resource import (
+    approval_item,
+    item_id,
+    resource,
+    resource_usage,
+    responses_citation,
+)
 from ._shared import usage_body
 from ._tables import STOP
 
@@ -86,6 +93,12 @@ class _Output:
     def add(self, block: Block, index: int) -> None:
         if isinstance(block, (TextBlock, RefusalBlock)):
             self._content(block)
+            return
+        if isinstance(block, ApprovalRequestBlock):  # (an item of its own, any provider's)
+            self._message = None
+            number = len(self.items)
+            self.items.append(approval_item(block, self.same, item_id(
+                "mcp_approval_request", self.response_id, number)))
             return
         if not self.same and not isinstance(block, (ThinkingBlock, ToolCallBlock)):
             return  # (another provider's block: no item here, so no split either)

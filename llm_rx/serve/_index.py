@@ -9,7 +9,8 @@ folder can hold any provider's recordings under any names.
 A non-stream body (``NAME.nonstream.json``, as ``llm-rx record`` writes one) is a capture
 of the form ``json`` with the id of ``NAME``, when no stream has that id (a stream recorded
 beside a comparable call's body keeps its id). Recorded timings (``*.timing.json``), error
-bodies and files that are no provider's reply are left out.
+bodies and files that are no provider's reply (a browser's AG-UI or AI SDK UI stream
+included) are left out.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..wire.nonstream import looks_nonstream
-from ..wire.providers import ProviderId, provider_id
+from ..wire.providers import UI_STREAMS, ProviderId, provider_id
 from ..wire.registry import SNIFF_LIMIT, sniff
 from ._endpoints import capture_form
 
@@ -98,8 +99,8 @@ def _captures(root: Path, files: Iterable[Path]) -> Iterator[Capture]:
         with open(path, "rb") as handle:
             head = handle.read(SNIFF_LIMIT)
         provider = looks_nonstream(head) if body else (sniff(head) or sniff(head + b"\n\n"))
-        if provider is None:
-            continue
+        if provider is None or provider in UI_STREAMS:  # (a browser's stream: no endpoint
+            continue  # of a provider answers with one)
         relative = path.relative_to(root).as_posix()
         name = relative[: -len(NONSTREAM)] if body else relative.rsplit(".", 1)[0]
         known = provider_id(provider)

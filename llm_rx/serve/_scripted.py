@@ -27,7 +27,9 @@ from ..events import (
     ToolArgsDelta,
     UsageUpdate,
 )
+from ..fold.blocks import approval_arguments
 from ..response import (
+    ApprovalRequestBlock,
     Block,
     RefusalBlock,
     Response,
@@ -37,6 +39,7 @@ from ..response import (
     ToolCallBlock,
     Usage,
 )
+from ..wire._approvals import approval_events
 
 __all__ = ["SCRIPTED", "SIGNATURE_PREFIX", "reply", "response_events", "settled"]
 
@@ -44,6 +47,7 @@ __all__ = ["SCRIPTED", "SIGNATURE_PREFIX", "reply", "response_events", "settled"
 SCRIPTED = "scripted"
 
 ToolCallSpec = ToolCallBlock | Mapping[str, Any] | tuple[str, Any]
+ApprovalSpec = ApprovalRequestBlock | Mapping[str, Any] | tuple[str, Any]
 
 
 #: the stand-in signature's fixed start: letters only, as all of it (see ``_signature``)
@@ -99,15 +103,37 @@ def _tool_call(spec: ToolCallSpec, number: int) -> ToolCallBlock:
                          arguments=_parsed(raw), raw_arguments=raw)
 
 
+def _approval(spec: ApprovalSpec, number: int) -> ApprovalRequestBlock:
+    if isinstance(spec, tuple):
+        name, arguments = spec
+        spec = {"name": name, "arguments": arguments}
+    if isinstance(spec, Mapping):
+        if not isinstance(spec.get("name"), str):
+            raise TypeError(f"an approval request names its tool ('name'), not {spec!r}")
+        arguments = spec.get("arguments", {})
+        if isinstance(arguments, str):  # (the raw JSON, as a tool call's may be given)
+            arguments = approval_arguments(arguments)
+        spec = ApprovalRequestBlock(id=spec.get("id"), name=spec["name"], arguments=arguments,
+                                    server=spec.get("server"))
+    if not isinstance(spec, ApprovalRequestBlock):
+        raise TypeError(f"an approval request is an ApprovalRequestBlock, a (name, arguments) "
+                        f"pair or a dict with a 'name', not {spec!r}")
+    return spec if spec.id else spec.model_copy(update={"id": f"mcpr_scripted_{number}"})
+
+
 def settled(response: Response) -> Response:
     """``response`` as the emulator writes it: each tool call with an id and both forms of
-    its arguments (a reply queued as JSON may give only one; see ``_whole_call``)."""
+    its arguments (a reply queued as JSON may give only one; see ``_whole_call``), each
+    approval request with an id (what the decision names)."""
     content: list[Block] = []
-    number = 0
+    number = asked = 0
     for block in response.content:
         if isinstance(block, ToolCallBlock):
             number += 1
             block = _whole_call(block, number)
+        elif isinstance(block, ApprovalRequestBlock):
+            asked += 1
+            block = _approval(block, asked)
         content.append(block)
     if all(new is old for new, old in zip(content, response.content, strict=True)):
         return response
@@ -130,16 +156,17 @@ def reply(
     *,
     thinking: str | None = None,
     tool_calls: Iterable[ToolCallSpec] = (),
+    approval_requests: Iterable[ApprovalSpec] = (),
     usage: Usage | Mapping[str, int | None] | None = None,
     stop: StopReason = "end_turn",
     model: str = "scripted",
 ) -> Response:
     """A reply written in a test: what the emulator's ``queue()`` answers the next request with.
 
-    The blocks come in the order a model writes them: the reasoning, the text, then the tool
-    calls. A reasoning text gets a stable stand-in signature, valid base64 as real ones are
-    (the wires that require one, Anthropic's and Bedrock's, then read it as signed; those
-    with no place for it leave it out).
+    The blocks come in the order a model writes them: the reasoning, the text, the tool
+    calls, then the approval requests. A reasoning text gets a stable stand-in signature,
+    valid base64 as real ones are (the wires that require one, Anthropic's and Bedrock's,
+    then read it as signed; those with no place for it leave it out).
 
     Args:
         text: The answer's text (``None``: no text block).
@@ -147,9 +174,15 @@ def reply(
         tool_calls: Calls for the client to run: each a ``(name, arguments)`` pair, a dict
             with ``name``, ``arguments`` (an object, or the raw JSON string) and an optional
             ``id``, or a ``ToolCallBlock``. A call without an id gets ``call_scripted_N``.
+        approval_requests: Tools the reply asks the user to approve before they run (a
+            remote MCP server's): each a ``(name, arguments)`` pair, a dict with ``name``,
+            ``arguments`` (an object, or the raw JSON string) and an optional ``server``
+            and ``id``, or an
+            ``ApprovalRequestBlock``. A request without an id gets ``mcpr_scripted_N``.
         usage: The token counts (a ``Usage`` or a dict of its fields: another key, such as a
             provider's ``prompt_tokens``, is a ``ValueError``); ``None``: none reported.
-        stop: The canonical stop reason (pass ``"tool_use"`` for a turn that ends in calls).
+        stop: The canonical stop reason (pass ``"tool_use"`` for a turn that ends in calls
+            or approval requests).
         model: The served model's id.
 
     Returns:
@@ -161,6 +194,8 @@ def reply(
     if text is not None:
         content.append(TextBlock(text=text))
     content.extend(_tool_call(spec, number) for number, spec in enumerate(tool_calls, 1))
+    content.extend(_approval(spec, number)
+                   for number, spec in enumerate(approval_requests, 1))
     counts = _usage(usage)
     digest = hashlib.sha256(orjson.dumps([b.model_dump(mode="json") for b in content]))
     return Response(provider=SCRIPTED, model=model, id="scripted-" + digest.hexdigest()[:24],
@@ -183,6 +218,10 @@ def _block_events(index: int, block: Block) -> list[Event]:
     elif isinstance(block, RefusalBlock):
         events = [BlockStart(index, "refusal", meta=block.meta)]
         events += [RefusalDelta(index, block.text)] if block.text else []
+    elif isinstance(block, ApprovalRequestBlock):
+        events = approval_events(index, block.id, block.name, block.arguments,
+                                 server=block.server, raw=block.raw, meta=block.meta,
+                                 stop=False)
     else:
         events = [BlockStart(index, "opaque", name=block.kind, raw=block.raw, meta=block.meta)]
     signature = getattr(block, "signature", None)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import orjson
 
 from ..fold.partial import pretty_so_far
-from ..response import Response, ThinkingBlock, ToolCallBlock, Usage
+from ..response import ApprovalRequestBlock, Response, ThinkingBlock, ToolCallBlock, Usage
 
 __all__ = [
     "FOOTER_WIDTH",
     "answer_json_text",
+    "approval_text",
     "arguments_text",
     "ending_text",
     "footer_text",
@@ -111,6 +112,21 @@ def arguments_text(block: ToolCallBlock, final: bool = False) -> str:
         return orjson.dumps(block.arguments if block.arguments is not None else {}).decode()
     so_far = None if final else pretty_so_far(block.raw_arguments)
     return block.raw_arguments if so_far is None else so_far
+
+
+def approval_text(block: ApprovalRequestBlock) -> tuple[str, str]:
+    """A request to approve a tool's call, in words: ``approval requested: <tool>`` (and the
+    MCP server's label), and the arguments the tool would get (indented JSON; the string as
+    it came when it is no JSON; nothing while they are not whole)."""
+    title = f"approval requested: {block.name or '?'}"
+    if block.server:
+        title += f" (MCP server {block.server})"
+    arguments = block.arguments
+    if arguments is None:
+        return title, ""
+    if isinstance(arguments, str):
+        return title, arguments
+    return title, orjson.dumps(arguments, option=orjson.OPT_INDENT_2).decode()
 
 
 def answer_json_text(text: str, final: bool = False) -> str | None:

@@ -15,6 +15,7 @@ from .._extras import install_hint
 from ..events import Event
 from ..fold.builder import Snapshot
 from ..response import (
+    ApprovalRequestBlock,
     OpaqueBlock,
     RefusalBlock,
     Response,
@@ -25,6 +26,7 @@ from ..wire.citations import citations
 from ._flow import TextRun, closed_markdown, text_runs
 from ._format import (
     answer_json_text,
+    approval_text,
     arguments_text,
     footer_text,
     problem_text,
@@ -230,6 +232,11 @@ def render_frame(
             tool = server_tool_lines(block)
             markdown.append(_Line(f"⚙ {literal_text(tool.title)}", _tool_body(tool)))
             plain.append(f"[{tool.title}]")
+        elif isinstance(block, ApprovalRequestBlock):  # (the reply waits for the user)
+            title, arguments = approval_text(block)
+            markdown.append(f"**{literal_text(title)}**"
+                            + ("\n" + code_block(arguments, "json") if arguments else ""))
+            plain.append(f"[{title}] {arguments}".rstrip())
     if sources:
         markdown.append(_sources_markdown(sources))
         plain.extend(f"[{source.number}] {source.url or source.name}" for source in sources)

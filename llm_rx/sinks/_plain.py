@@ -20,6 +20,9 @@ from ._term_text import terminal_text
 
 __all__ = ["PlainPrinter"]
 
+#: the blocks written as a call's line, ``[label] name(arguments)``
+_CALLS = {"tool_call": "tool call", "approval_request": "approval request"}
+
 
 class PlainPrinter:
     """Writes text as it lands, thinking and tool calls on lines of their own.
@@ -28,7 +31,8 @@ class PlainPrinter:
     it writes, it never changes the stream. Output is plain text (no cursor movement), so it
     stays readable when it is not a terminal; it always ends with a newline. The reply's
     control characters and escape sequences are dropped (``_term_text``). Parallel tool
-    calls each get their line, closed by ``)``; one whose arguments go on after another's
+    calls each get their line, closed by ``)``, and so does a request to approve one
+    (``[approval request: <server>] name(arguments)``); one whose arguments go on after another's
     began gets a new line, marked ``…``. A reply that
     ended without its end (an error, or events that stopped early) is marked interrupted.
 
@@ -59,7 +63,7 @@ class PlainPrinter:
 
     def _leave(self) -> None:
         """End the line of the block being written: a tool call's with its ``)``."""
-        if self._line is not None and self._kinds.get(self._line) == "tool_call":
+        if self._line is not None and self._kinds.get(self._line) in _CALLS:
             self._write(")\n")
         self._line = None
 
@@ -69,9 +73,9 @@ class PlainPrinter:
         if self._line == index or index not in self._kinds:
             return
         self._leave()
-        if self._kinds[index] == "tool_call":
+        if self._kinds[index] in _CALLS:
             self._newline()
-            self._write(f"[tool call] {self._names[index]}(…")
+            self._write(f"[{_CALLS[self._kinds[index]]}] {self._names[index]}(…")
         self._line = index
 
     def on_next(self, event: Event) -> None:
@@ -97,10 +101,13 @@ class PlainPrinter:
             if event.kind == "thinking":
                 self._newline()
                 self._write("[thinking] ")
-            elif event.kind == "tool_call":
+            elif event.kind in _CALLS:  # (a call, or a request to approve one)
+                server = (event.meta or {}).get("server")
+                label = _CALLS[event.kind] + (f": {server}" if isinstance(server, str) else "")
+                self._kinds[event.index] = event.kind
                 self._names[event.index] = event.name or "?"
                 self._newline()
-                self._write(f"[tool call] {event.name}(")
+                self._write(f"[{label}] {event.name or '?'}(")
             elif event.kind == "refusal":
                 self._newline()
                 self._write("[refusal] ")

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from ..fold.builder import Snapshot
 from ..response import (
+    ApprovalRequestBlock,
     OpaqueBlock,
     RefusalBlock,
     Response,
@@ -24,6 +25,7 @@ from ..wire.citations import citations
 from ._flow import TextRun, closed_markdown, text_runs
 from ._format import (
     answer_json_text,
+    approval_text,
     arguments_text,
     footer_text,
     problem_text,
@@ -125,6 +127,11 @@ def render_reply(
             parts.append(Text(terminal_text(f"refusal: {block.text}"), style="yellow"))
         elif isinstance(block, OpaqueBlock):  # (a server tool: what ran, a line or few)
             parts.extend(_server_tool(server_tool_lines(block)))
+        elif isinstance(block, ApprovalRequestBlock):  # (the reply waits for the user)
+            title, arguments = approval_text(block)
+            parts.append(Text(terminal_text(title), style="bold yellow"))
+            if arguments:
+                parts.append(Text(terminal_text(arguments), style="yellow"))
     if sources:
         parts += [Text(""), _sources(sources, final)]  # (a blank line: not the answer)
     problem = problem_text(response) if final else None

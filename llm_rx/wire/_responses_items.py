@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import BlockKind, RefusalDelta, TextDelta, ThinkingDelta
+from ..events import BlockKind, BlockStart, BlockStop, Event, RefusalDelta, TextDelta, ThinkingDelta
 from ..response import StopReason, Usage
+from ._approvals import approval_events
 from ._boundary import count_of
 from ._checks import optional_string
 
 __all__ = [
     "CLIENT_ITEMS", "DELTAS", "INCOMPLETE", "ITEM_CONTENT", "ITEM_STREAMS", "MODELLED", "PARTS",
     "SNAPSHOT_FIELDS", "TEXT", "TOOL_ITEMS", "Item", "Part", "Spec", "call_fields",
-    "error_message", "usage_from_responses",
+    "error_message", "pending_block", "usage_from_responses",
 ]
 
 # Response fields with a canonical place (the rest are metadata, given back by to_native).
@@ -133,6 +134,22 @@ class Item:
                 node[path[-1]] = (previous if isinstance(previous, str) else "") + "".join(parts)
             self.streams = {}
         return pending
+
+
+def pending_block(index: int, kind: str, body: Any, item_id: Any, *,
+                  stop: bool) -> list[Event]:
+    """The block of an item the library keeps whole (given at its ``.done``, or as it stood
+    when the stream was cut): an ``mcp_approval_request`` is an approval request (its id,
+    tool name, arguments and ``server_label``), every other one an ``opaque`` block."""
+    if kind == "mcp_approval_request" and isinstance(body, dict):
+        return approval_events(index, body.get("id"), body.get("name"), body.get("arguments"),
+                               server=body.get("server_label"), raw=body,
+                               meta={"item_id": item_id}, stop=stop)
+    out: list[Event] = [BlockStart(index, "opaque", name=kind, raw=body,
+                                   meta={"item_id": item_id})]
+    if stop:
+        out.append(BlockStop(index))
+    return out
 
 
 def call_fields(body: dict[str, Any]) -> dict[str, Any]:

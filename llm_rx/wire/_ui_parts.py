@@ -10,6 +10,7 @@ from typing import Any, get_args
 
 from ..events import BlockKind, BlockStart, BlockStop, Event
 from ..response import StopReason, Usage
+from ._approvals import approval_events
 
 __all__ = ["Parts", "stop_reason", "ui_usage"]
 
@@ -97,6 +98,13 @@ class Parts:
         out.append(BlockStart(index, kind, **fields))
         out.append(BlockStop(index))
         return index
+
+    def approval(self, out: list[Event], request: Any, name: Any, arguments: Any,
+                 **fields: Any) -> None:
+        """An approval request, whole (`llm_rx.wire._approvals.approval_events`)."""
+        index = self._next
+        self._next += 1
+        out += approval_events(index, request, name, arguments, **fields)
 
     def close(self, key: str, out: list[Event]) -> bool:
         """Close the block ``key`` names; whether it was open."""

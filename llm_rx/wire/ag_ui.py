@@ -24,7 +24,13 @@ llm-rx encoder wrote it). Messages and calls become blocks in the order they ope
 ``RUN_FINISHED`` ends the reply: blocks left open are closed, ``usage`` (AG-UI's
 ``TokenUsage``) is the usage, and the stop reason is ``metadata.stopReason`` when an llm-rx
 encoder wrote one, else ``tool_use`` when the outcome names pending tool calls, else
-``end_turn``; the outcome is kept as the stop's native value. The ``cancelled`` outcome is a
+``end_turn``; the outcome is kept as the stop's native value. The ``interrupt`` outcome (a
+run waiting for the user) gives, before the stop (``tool_use``), an ``approval_request``
+block per interrupt that names a tool call (``toolCallId``): its ``id``, the call's name and
+arguments, ``metadata.server`` as its server, ``meta["tool_call_id"]`` the call (which stays
+a ``tool_call`` block: AG-UI names the call it waits on only at the run's end), the
+interrupt verbatim as ``raw``; any other interrupt is an ``opaque`` block ``interrupt``. The
+``cancelled`` outcome is a
 cancellation (`CancelledStreamError`). ``RUN_ERROR`` is the provider's error (its
 ``message`` and ``code``). EOF before ``RUN_FINISHED`` is a truncation: a cut run is never
 complete.
@@ -87,6 +93,7 @@ class AgUIDecoder(SSEPayloadDecoder):
         self._parts = Parts()
         self._chunk: dict[str, str] = {}  # "text"/"reasoning"/"tool" -> the latest chunk id
         self._spans: dict[str, str | None] = {}  # open reasoning span -> its message, if any
+        self._calls: dict[str, tuple[Any, list[str]]] = {}  # call -> its name, its fragments
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -200,6 +207,7 @@ class AgUIDecoder(SSEPayloadDecoder):
     def _on_tool_call_start(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         call = _key(frame, "toolCallId") or ""
         name = frame.get("toolCallName")
+        self._calls.setdefault(call, (name, []))
         self._parts.open("c:" + call, "tool_call", out, id=call or None,
                          name=name if isinstance(name, str) else "")
 
@@ -207,6 +215,7 @@ class AgUIDecoder(SSEPayloadDecoder):
         call = _key(frame, "toolCallId") or ""
         index = self._parts.open("c:" + call, "tool_call", out, id=call or None, name="")
         if _text(frame):
+            self._calls.setdefault(call, (None, []))[1].append(_text(frame))
             out.append(ToolArgsDelta(index, _text(frame)))
 
     def _on_tool_call_end(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
@@ -245,17 +254,34 @@ class AgUIDecoder(SSEPayloadDecoder):
 
     def _on_run_finished(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         self._parts.close_all(out)
-        self._usage(frame, out)
         outcome = frame.get("outcome")
         outcome = outcome if isinstance(outcome, dict) else {}
+        interrupts = outcome.get("interrupts") if outcome.get("type") == "interrupt" else None
+        for interrupt in interrupts if isinstance(interrupts, list) else ():
+            self._interrupt(interrupt, out)
+        self._usage(frame, out)
         if outcome.get("type") == "cancelled":
             raise self._fail(CancelledStreamError("the run was cancelled", raw), out,
                              start=True)
         told = stop_reason(frame.get("metadata"))
         if told is None:
-            told = "tool_use" if outcome.get("pendingToolCallIds") else "end_turn"
+            told = "tool_use" if outcome.get("pendingToolCallIds") or interrupts else "end_turn"
         out.append(MessageStop(told, None, outcome or None))
         self.finished = True
+
+    def _interrupt(self, interrupt: Any, out: list[Event]) -> None:
+        """An interrupt of the run's end: an approval request when it names a tool call
+        (``toolCallId``), else an ``opaque`` block ``interrupt`` (the run asks for something
+        that is no tool's approval), verbatim."""
+        call = interrupt.get("toolCallId") if isinstance(interrupt, dict) else None
+        if not isinstance(call, str):
+            self._parts.block("opaque", out, name="interrupt", raw=interrupt)
+            return
+        name, fragments = self._calls.get(call, (None, []))
+        metadata = interrupt.get("metadata")
+        server = metadata.get("server") if isinstance(metadata, dict) else None
+        self._parts.approval(out, interrupt.get("id"), name, "".join(fragments),
+                             server=server, raw=interrupt, tool_call=call)
 
     def _on_run_error(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         self._usage(frame, out)

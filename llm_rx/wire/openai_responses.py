@@ -84,7 +84,6 @@ import orjson
 from ..errors import IncompleteStreamError, LlmRxError, ProtocolError
 from ..events import (
     BlockKind,
-    BlockStart,
     BlockStop,
     Event,
     MessageStart,
@@ -107,6 +106,7 @@ from ._responses_items import (
     Part,
     call_fields,
     error_message,
+    pending_block,
     usage_from_responses,
 )
 from ._responses_parts import PartFrames
@@ -355,9 +355,7 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
             self._args_whole(args, body.get(TOOL_ITEMS[kind]), out, item, raw)
         else:
             item.pending = None
-            index = self._reserve(item)
-            out.append(BlockStart(index, "opaque", name=kind, raw=body, meta={"item_id": item.id}))
-            out.append(BlockStop(index))
+            out += pending_block(self._reserve(item), kind, body, item.id, stop=True)
         self._close_all(item, out)
 
     def _reasoning_done(self, item: Item, body: dict[str, Any], out: list[Event],
@@ -385,9 +383,6 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         """Opaque items that never got their ``.done``, as they stood."""
         for item in self._items.values():
             if item.pending is not None and not item.done:
-                index = self._reserve(item)
-                out.append(BlockStart(index, "opaque", name=item.type, raw=item.as_it_stands(),
-                                      meta={"item_id": item.id}))
-                if stop:
-                    out.append(BlockStop(index))
+                out += pending_block(self._reserve(item), item.type, item.as_it_stands(),
+                                     item.id, stop=stop)
                 item.pending = None

@@ -14,8 +14,17 @@ llm-rx encoder wrote it). Parts become blocks in the order they open:
 - ``tool-input-start`` / ``tool-input-delta`` / ``tool-input-available``: a ``tool_call``
   block, its arguments the fragments verbatim (or, with none, the compact JSON of the
   ``input``); ``tool-input-error`` ends the call with the arguments as they came. A call the
-  provider ran (``providerExecuted``) and every ``tool-output-*`` chunk are ``opaque`` blocks
-  (``kind`` the chunk's type, the chunk verbatim): the client must not run them.
+  provider ran (``providerExecuted``) and every ``tool-output-*`` chunk (a denial,
+  ``tool-output-denied``, too) are ``opaque`` blocks (``kind`` the chunk's type, the chunk
+  verbatim): the client must not run them.
+- ``tool-approval-request`` is an ``approval_request`` block (its ``approvalId``; the tool's
+  name and input; ``meta["tool_call_id"]`` the call it asks about; the chunk verbatim as
+  ``raw``). A call the provider runs once approved (an MCP tool: ``providerExecuted``, the
+  approval right after its ``tool-input-available``) is that request alone, its server the
+  ``llm-rx`` ``server`` of its ``providerMetadata`` when an llm-rx encoder wrote one; a
+  client's call stays a ``tool_call`` block, the request after it names it (the request's
+  arguments the call's input, or the fragments that came when no ``tool-input-available``
+  did).
 - ``data-<name>`` is an application's event (`llm_rx.events.Custom`: ``name``, ``data``).
 - ``start-step`` / ``finish-step`` say nothing of the reply; every other chunk (sources,
   files, ``message-metadata``) is an `Opaque` of its type, verbatim.
@@ -24,7 +33,8 @@ llm-rx encoder wrote it). Parts become blocks in the order they open:
 usage, the stop reason is ``messageMetadata.stopReason`` when an llm-rx encoder wrote one,
 else the ``finishReason`` read back by the AI SDK's table (``stop`` ``end_turn``, ``length``
 ``max_tokens``, ``tool-calls`` ``tool_use``, ``content-filter`` ``content_filter``,
-``error`` ``error``); the finish reason is kept as the stop's native value. ``data: [DONE]``
+``error`` ``error``; none at all after an approval request: ``tool_use``, the reply waits
+for the user); the finish reason is kept as the stop's native value. ``data: [DONE]``
 after it changes nothing. An ``error`` chunk is the provider's error (its ``errorText``),
 ``abort`` a cancellation (`CancelledStreamError`). EOF (or ``[DONE]``) before ``finish`` is
 a truncation: a cut stream is never complete.
@@ -102,6 +112,10 @@ class VercelUIDecoder(SSEPayloadDecoder):
         self._args: set[str] = set()  # calls whose arguments came as fragments
         self._held: str | None = None  # a reasoning part started, not opened yet
         self._ran: set[str] = set()  # calls the provider runs (``providerExecuted``)
+        self._asked: dict[str, Any] | None = None  # a provider's call, held: approval next?
+        # a client's call -> its name, its argument fragments, its whole input (once given)
+        self._calls: dict[str, list[Any]] = {}
+        self._approvals = False  # whether the reply asked for an approval
 
     def _data(self, data: bytes, out: list[Event]) -> None:
         self._frame(data, out)
@@ -111,6 +125,7 @@ class VercelUIDecoder(SSEPayloadDecoder):
 
     def _frame(self, data: bytes, out: list[Event]) -> None:
         if data.strip() == b"[DONE]":
+            self._release(out)
             raise self._fail(IncompleteStreamError("[DONE] before finish", data), out,
                              start=True)
         frame = self._parse(data)
@@ -126,6 +141,10 @@ class VercelUIDecoder(SSEPayloadDecoder):
                                            and self._held == "r:" + str(frame.get("id"))):
             self._parts.open(self._held, "thinking", out)  # (something else came first)
             self._held = None
+        if self._asked is not None and not (kind == "tool-approval-request"
+                                            and frame.get("toolCallId")
+                                            == self._asked.get("toolCallId")):
+            self._release(out)  # (no approval for it: the call the provider ran)
         if not self.started:
             if kind == "start":
                 metadata = frame.get("messageMetadata")
@@ -178,9 +197,14 @@ class VercelUIDecoder(SSEPayloadDecoder):
     def _tool(self, kind: str, frame: dict[str, Any], out: list[Event]) -> None:
         call = str(frame.get("toolCallId") or "")
         key = "c:" + call
+        if kind == "tool-approval-request":
+            self._approval(call, frame, out)
+            return
         if frame.get("providerExecuted") or call in self._ran or kind.startswith("tool-output"):
             if kind == "tool-input-start":
                 self._ran.add(call)  # (its deltas do not say so again)
+            elif kind == "tool-input-available":
+                self._asked = frame  # (held for one chunk: an approval may ask about it)
             elif kind != "tool-input-delta":  # (the whole input comes with -available)
                 self._parts.block("opaque", out, name=kind, raw=frame)
             return
@@ -192,15 +216,19 @@ class VercelUIDecoder(SSEPayloadDecoder):
                 return
             self._parts.open(key, "tool_call", out, id=call or None,
                              name=name if isinstance(name, str) else "")
+            self._calls[call] = [name, [], None]
         index = self._parts.index(key)
         assert index is not None
         if kind == "tool-input-delta":
             fragment = frame.get("inputTextDelta")
             if isinstance(fragment, str) and fragment:
                 self._args.add(call)
+                self._calls[call][1].append(fragment)
                 out.append(ToolArgsDelta(index, fragment))
         elif kind in ("tool-input-available", "tool-input-error"):
             given = frame.get("input")
+            seen = self._calls[call]
+            seen[0], seen[2] = name if isinstance(name, str) else seen[0], given
             if call not in self._args and given not in (None, {}):
                 text = given if isinstance(given, str) else orjson.dumps(given).decode()
                 out.append(ToolArgsDelta(index, text))
@@ -209,8 +237,29 @@ class VercelUIDecoder(SSEPayloadDecoder):
                 out.append(SignatureDelta(index, signed[0]))
             self._args.discard(call)
             self._parts.close(key, out)
-        else:
+        elif kind != "tool-input-start":  # (its block is open: nothing more to say)
             out.append(Opaque(kind, frame))
+
+    def _release(self, out: list[Event]) -> None:
+        """The held call the provider ran, as the ``opaque`` block it is."""
+        held, self._asked = self._asked, None
+        if held is not None:
+            self._parts.block("opaque", out, name="tool-input-available", raw=held)
+
+    def _approval(self, call: str, frame: dict[str, Any], out: list[Event]) -> None:
+        held, self._asked = self._asked, None
+        server = None
+        if held is not None:  # (the call the provider runs once approved: the request alone)
+            name, given = held.get("toolName"), held.get("input")
+            metadata = held.get("providerMetadata")
+            own = metadata.get("llm-rx") if isinstance(metadata, Mapping) else None
+            server = own.get("server") if isinstance(own, Mapping) else None
+        else:  # (a client's call: its input, else the fragments that came)
+            name, fragments, given = self._calls.get(call, (None, [], None))
+            given = "".join(fragments) if given is None else given
+        self._approvals = True
+        self._parts.approval(out, frame.get("approvalId"), name, given, server=server,
+                             raw=frame, tool_call=call or None)
 
     def _finish(self, frame: dict[str, Any], out: list[Event]) -> None:
         self._parts.close_all(out)
@@ -219,10 +268,12 @@ class VercelUIDecoder(SSEPayloadDecoder):
         if usage is not None:
             out.append(UsageUpdate(usage))
         native = frame.get("finishReason")
-        told = stop_reason(metadata) or _FINISH.get(str(native), "end_turn")
+        told = stop_reason(metadata) or _FINISH.get(
+            str(native), "tool_use" if native is None and self._approvals else "end_turn")
         out.append(MessageStop(told, None, native))
         self.finished = True
 
     def _eof(self, out: list[Event]) -> None:
+        self._release(out)
         raise self._fail(IncompleteStreamError("the stream ended before finish"), out,
                          start=True)

@@ -59,6 +59,8 @@ DEPARTURES = {
     "openai/responses-image-generation-partial.sse":
         f"{_OLDER}; {_HOSTED} (image_generation_call)",
     "openai/responses-reasoning-summary.sse": _OLDER,
+    "openai/responses-mcp-approval-request.sse":
+        f"{_HOSTED} (mcp: mcp_list_tools, mcp_approval_request)",
     "openai/responses-web-search.sse": f"{_OLDER}; {_HOSTED} (web_search_call)",
     "openrouter/responses-raw-cot.sse":
         "OpenRouter's dialect: null temperature, top_p and truncation; no text, "

@@ -148,6 +148,10 @@ def test_ag_ui_events_validate_and_the_run_passes_the_validator(cap: Capture) ->
     for call_id in list(calls):  # (a server tool's call whose result never came)
         if call_id.startswith("server_") or f'"{call_id}"'.encode() in servers:
             del calls[call_id]
+    outcome = events[-1].get("outcome") or {}  # (an interrupt: calls awaiting approval)
+    asked = [calls.pop(interrupt["toolCallId"]) for interrupt in outcome.get("interrupts", [])]
+    assert [(name, orjson.loads("".join(args))) for name, args in asked] == [
+        (block.name, block.arguments) for block in response.approval_requests]
     want = _want(response)
     assert "".join(text) == want["text"]
     assert "".join(reasoning) == want["reasoning"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import httpx
 import openai
@@ -222,3 +223,11 @@ def test_serve_bundled_captures_have_the_ids_of_the_same_files_elsewhere() -> No
     shared = {cap.id: cap.data for cap in CaptureIndex.load([HERE])}
     assert "anthropic__thinking-signature" in bundled
     assert {name: shared.get(name) for name in bundled} == bundled  # same id, same bytes
+
+
+def test_a_folder_with_a_browsers_stream_serves_its_provider_recordings(tmp_path: Path) -> None:
+    # a UI stream (AI SDK, AG-UI) answers no provider's endpoint: left out, not a crash
+    (tmp_path / "ui.sse").write_bytes((HERE / "vercel-ui" / "langgraph-hitl-request.sse")
+                                      .read_bytes())
+    (tmp_path / "chat.sse").write_bytes((HERE / "openai" / "chat-text-basic.sse").read_bytes())
+    assert [cap.id for cap in CaptureIndex.load([tmp_path])] == ["chat"]

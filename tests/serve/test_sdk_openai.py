@@ -116,9 +116,10 @@ def test_openai_chat_stream_helper_gets_the_reassembled_reply(
     assert_same(chat_reply(run(), cap.name), cap, CHAT_KNOWN)
 
 
-# Output items the client runs (a reply that ends in one stops for the tool's result).
+# Output items the client acts on (a reply that ends in one stops for the tool's result, or
+# for the user's decision on an approval request).
 CLIENT_ITEMS = {"function_call", "custom_tool_call", "apply_patch_call", "local_shell_call",
-                "shell_call", "computer_call"}
+                "shell_call", "computer_call", "mcp_approval_request"}
 RESPONSES_STOP = {"max_output_tokens": "max_tokens", "content_filter": "content_filter"}
 
 

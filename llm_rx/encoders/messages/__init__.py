@@ -8,13 +8,18 @@ left out by the rules of `DROPPED` and reported in ``dropped`` when a list is gi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, overload
 
-from ...response import Response
+from ...response import ApprovalRequestBlock, Response
 from ._drops import DROPPED, MessageDrop, carried
 from ._shapes import SHAPES
 
-__all__ = ["DROPPED", "MESSAGE_PROVIDERS", "MessageDrop", "to_message"]
+__all__ = ["DROPPED", "MESSAGE_PROVIDERS", "Decision", "MessageDrop", "to_message"]
+
+#: the user's answer to an approval request: ``True`` (approve), ``False`` (deny), or
+#: ``(approve, reason)`` with the reason in words
+Decision = bool | tuple[bool, str]
 
 MessageProvider = Literal[
     "anthropic", "bedrock-converse", "gemini", "gemini-interactions", "ollama", "openai-chat",
@@ -29,6 +34,7 @@ def to_message(
     provider: Literal["openai-responses", "gemini-interactions"],
     *,
     dropped: list[MessageDrop] | None = None,
+    approvals: Mapping[str, Decision] | None = None,
 ) -> list[dict[str, Any]]: ...
 
 
@@ -40,6 +46,7 @@ def to_message(
     ],
     *,
     dropped: list[MessageDrop] | None = None,
+    approvals: Mapping[str, Decision] | None = None,
 ) -> dict[str, Any]: ...
 
 
@@ -48,6 +55,7 @@ def to_message(
     provider: MessageProvider,
     *,
     dropped: list[MessageDrop] | None = None,
+    approvals: Mapping[str, Decision] | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """The assistant turn of ``response`` for ``provider``'s next request.
 
@@ -66,10 +74,20 @@ def to_message(
 
     The first choice of an ``n>1`` reply is the turn. The result is the caller's own.
 
+    A reply that stopped to ask (its ``approval_requests``) is continued with the user's
+    decisions: ``approvals={request_id: True}`` (or ``False``, or ``(False, "why")``). For
+    ``openai-responses`` the turn keeps each ``mcp_approval_request`` item and adds an
+    ``mcp_approval_response`` input item per decision (``approval_request_id``, ``approve``,
+    ``reason``), in the order of the requests; every other target has no place for a
+    request or its decision (reported in ``dropped``: ``approval_request``,
+    ``approval_response``).
+
     Args:
         response: The reply to continue from.
         provider: The provider the next request goes to.
         dropped: A list to append a `MessageDrop` to for each thing left out.
+        approvals: The user's decision on each approval request answered now, by the
+            request's id (an id the reply does not hold is a `ValueError`).
 
     Returns:
         The assistant turn (a list of input items for ``openai-responses``, of steps for
@@ -84,4 +102,35 @@ def to_message(
     if dropped is not None:
         dropped.extend(drops)
     message: dict[str, Any] | list[dict[str, Any]] = shape(kept)
+    if approvals:
+        decided = _decisions(response, approvals, provider)
+        if isinstance(message, list) and provider == "openai-responses":
+            message += [item for _, item in decided]
+        elif dropped is not None:
+            why = f"an approval's decision ({provider} has no place for one)"
+            dropped += [MessageDrop(index, "approval_response", why) for index, _ in decided]
     return message
+
+
+def _decisions(response: Response, approvals: Mapping[str, Decision],
+               provider: str) -> list[tuple[int, dict[str, Any]]]:
+    """Each decision as a Responses ``mcp_approval_response`` input item, beside the index of
+    the request it answers, in the order of the requests."""
+    asked = {block.id: index for index, block in enumerate(response.content)
+             if isinstance(block, ApprovalRequestBlock) and block.id}
+    unknown = [key for key in approvals if key not in asked]
+    if unknown:
+        raise ValueError(f"no approval request {', '.join(map(repr, unknown))} in the reply "
+                         f"(it asked: {', '.join(map(repr, asked)) or 'nothing'})")
+    out: list[tuple[int, dict[str, Any]]] = []
+    for key, index in asked.items():
+        if key not in approvals:
+            continue
+        decision = approvals[key]
+        approve, reason = decision if isinstance(decision, tuple) else (decision, None)
+        item: dict[str, Any] = {"type": "mcp_approval_response", "approval_request_id": key,
+                                "approve": bool(approve)}
+        if reason is not None:
+            item["reason"] = reason
+        out.append((index, item))
+    return out

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ...response import Block, OpaqueBlock, Response, TextBlock, ThinkingBlock, ToolCallBlock
+from ...response import (
+    ApprovalRequestBlock,
+    Block,
+    OpaqueBlock,
+    Response,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
 from .._tables import DROPPED as ENCODING_DROPPED
 
 __all__ = ["DROPPED", "MessageDrop", "carried"]
@@ -80,6 +88,11 @@ def _why(target: str, what: str) -> str:
 
 def _block(block: Block, source: str, target: str, drop: list[str]) -> Block | None:
     same = source == target
+    if isinstance(block, ApprovalRequestBlock):  # (only the Responses input has a place)
+        if target != "openai-responses":
+            drop.append("approval_request")
+            return None
+        return block
     if isinstance(block, OpaqueBlock):
         if not same or target == "ollama":
             drop.append(f"opaque:{block.kind}")

@@ -44,6 +44,8 @@ def _openai_responses(response: Response) -> list[dict[str, Any]]:
                 part.get("text") or part.get("refusal") or "" for part in item["content"]
             )
             items.append({"type": "message", "role": "assistant", "content": text})
+        elif item.get("type") == "mcp_approval_request":  # (its id is what a decision names)
+            items.append(item)
         else:
             items.append({key: value for key, value in item.items() if key != "id"})
     return items
