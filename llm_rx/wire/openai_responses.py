@@ -60,10 +60,14 @@ arrived, ``refusal`` after a refusal, else ``end_turn``). ``response.incomplete`
 provider ending the reply normally but early: complete, with ``stop_reason`` from
 ``incomplete_details.reason`` (``max_output_tokens`` -> ``max_tokens``, ``content_filter``),
 that reason as ``stop_details``, and all the content (PITFALLS 23: not a crash, not a
-success). ``response.failed`` and an ``error`` event are in-band provider errors: what arrived
-is kept, then :class:`ProviderError`. Usage is read from those terminal responses only, never
+success); ``steered`` (the reply cut short by the client's next input) is ``interrupted``.
+``response.failed`` and an ``error`` event are in-band provider errors: what arrived is
+kept, then :class:`ProviderError`. Usage is read from those terminal responses only, never
 from ``response.created``/``in_progress`` (PITFALLS 6). EOF before a terminal event is a
-truncation.
+truncation. After a terminal event (never after an error) a ``response.created``
+(``queued``, ``in_progress``) starts the next response on the stream (WebSocket mode),
+decoded afresh, and an ``error`` is the next request refused; any other frame there
+(OpenRouter's ``[DONE]``) is ignored.
 
 The start is ``response.created`` (``response.queued`` or ``response.in_progress`` for a
 background reply). A stream without one is a tail: a late subscriber's, or a stream resumed
@@ -83,7 +87,6 @@ import orjson
 
 from ..errors import IncompleteStreamError, LlmRxError, ProtocolError
 from ..events import (
-    BlockKind,
     BlockStart,
     BlockStop,
     Event,
@@ -91,7 +94,6 @@ from ..events import (
     MessageStop,
     MetadataUpdate,
     Opaque,
-    SignatureDelta,
     UsageUpdate,
 )
 from ..response import StopReason
@@ -100,6 +102,7 @@ from ._responses_items import (
     CLIENT_ITEMS,
     INCOMPLETE,
     ITEM_STREAMS,
+    NEXT,
     PARTS,
     SNAPSHOT_FIELDS,
     TOOL_ITEMS,
@@ -125,18 +128,11 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
 
     provider = "openai-responses"
 
+    several = True  # (WebSocket mode: one response after another on a socket)
+
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
-        self._items: dict[Any, Item] = {}
-        self._hot: dict[tuple[Any, str, Any], Part] = {}  # (output, channel, number) -> part
-        self._next_block = 0
-        self._snapshot: dict[str, Any] = {}
-        self._model: str | None = None
-        self._id: str | None = None
-        self._client_items = False
-        self._refusal = False
-        self._lost: ProtocolError | None = None
-        self._had_start = False  # response.created (or queued / in_progress) arrived
+        self._fresh()
         self._handlers = {
             "response.output_text.delta": self._text_delta,
             "response.function_call_arguments.delta": self._args_delta,
@@ -161,6 +157,31 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         for prefix in PARTS:
             self._handlers.setdefault(prefix + ".delta", self._delta)
             self._handlers[prefix + ".done"] = self._text_done
+
+    def _fresh(self) -> None:
+        """The state of one response, at its start."""
+        self._items: dict[Any, Item] = {}
+        self._hot: dict[tuple[Any, str, Any], Part] = {}  # (output, channel, number) -> part
+        self._next_block = 0
+        self._snapshot: dict[str, Any] = {}
+        self._model: str | None = None
+        self._id: str | None = None
+        self._client_items = False
+        self._refusal = False
+        self._lost: ProtocolError | None = None
+        self._had_start = False  # response.created (or queued / in_progress) arrived
+
+    def _next_response(self, frame: Any) -> bool:
+        data = frame if frame.__class__ is bytes else frame.data
+        try:
+            kind = orjson.loads(data).get("type")
+        except (orjson.JSONDecodeError, AttributeError):
+            return False  # (``[DONE]`` after the terminal event, as ever: ignored)
+        if kind not in NEXT or self.failed:
+            return False
+        self._fresh()
+        self.started = self.finished = False
+        return True
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -359,27 +380,6 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
             out.append(BlockStart(index, "opaque", name=kind, raw=body, meta={"item_id": item.id}))
             out.append(BlockStop(index))
         self._close_all(item, out)
-
-    def _reasoning_done(self, item: Item, body: dict[str, Any], out: list[Event],
-                        raw: bytes) -> None:
-        for channel in ("summary", "content"):
-            parts = body.get(channel) or ()
-            for key, part in zip(self._numbered(item, channel, len(parts)), parts, strict=True):
-                if isinstance(part, dict):
-                    self._part_whole(item, key, part, out, close=False, raw=raw)
-        signature = body.get("encrypted_content")
-        if not item.parts:  # no text at all: one block for the item
-            kind: BlockKind = "redacted_thinking" if signature else "thinking"
-            self._open(item, ("item", 0), kind, out)
-        if isinstance(signature, str) and signature:
-            first = min(part.index for part in item.parts.values())
-            out.append(SignatureDelta(first, signature))
-
-    def _close_all(self, item: Item, out: list[Event]) -> None:
-        for part in item.parts.values():
-            if part.open:
-                part.open = False
-                out.append(BlockStop(part.index))
 
     def _emit_pending(self, out: list[Event], *, stop: bool) -> None:
         """Opaque items that never got their ``.done``, as they stood."""

@@ -1,0 +1,194 @@
+"""One stream, several responses: two recorded replies sent one after the other on one
+stream decode to two responses, each with its own start and its own terminal, however the
+bytes are cut, with the shortcuts on and off; a cut inside the second never makes it
+complete; ``to_response()`` never merges them."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import llm_rx
+from llm_rx import operators as lxo
+from llm_rx.errors import ProviderError
+from llm_rx.events import Event, MessageStart, MessageStop
+from llm_rx.response import Response
+from llm_rx.speed import fast_paths
+from llm_rx.wire.registry import make_decoder
+
+from ..captures import CAPTURES, Capture
+from ..helpers import decode_events, outcome, split_at
+from ..streams import sse
+from .test_openai_responses import (
+    USAGE,
+    added,
+    done,
+    message,
+    part_added,
+    snapshot,
+    stream,
+    text_delta,
+)
+
+# The wires whose streams may carry several responses (`Decoder.several`).
+SEVERAL = ("openai-responses",)
+
+
+def _whole(cap: Capture) -> bool:
+    """A capture that is one finished reply, its last frame ended."""
+    if cap.provider not in SEVERAL or not cap.name.endswith(".sse"):
+        return False
+    reply = llm_rx.reassemble(cap.data, cap.provider)
+    return reply.complete and cap.data.endswith(b"\n\n")
+
+
+WHOLE = [cap for cap in CAPTURES if _whole(cap)]
+PAIRS = [(a, b) for a, b in itertools.product(WHOLE, WHOLE) if a.provider == b.provider]
+
+
+def _replies(chunks: list[bytes], provider: str) -> list[Response]:
+    replies: list[Response] = llm_rx.from_bytes(chunks, provider=provider).pipe(
+        lxo.to_responses()).run()
+    return replies
+
+
+def test_several_there_are_pairs_for_each_wire() -> None:
+    assert {a.provider for a, _ in PAIRS} == set(SEVERAL)
+
+
+@pytest.mark.parametrize("pair", PAIRS[:: max(len(PAIRS) // 40, 1)],
+                         ids=lambda pair: f"{pair[0].name}+{pair[1].name}")
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "plain"])
+def test_several_two_recorded_replies_are_two_responses(pair: tuple[Capture, Capture],
+                                                        fast: bool) -> None:
+    # bug class: the frames after the first reply's terminal ignored (the second reply lost)
+    first, second = pair
+    with fast_paths(fast):
+        replies = _replies([first.data + second.data], first.provider)
+    assert replies == [llm_rx.reassemble(first.data, first.provider),
+                       llm_rx.reassemble(second.data, second.provider)]
+    events, error = decode_events([first.data + second.data], first.provider)
+    assert error is None
+    assert [type(e) for e in events].count(MessageStop) == 2
+
+
+@pytest.mark.parametrize("pair", PAIRS[:: max(len(PAIRS) // 10, 1)],
+                         ids=lambda pair: f"{pair[0].name}+{pair[1].name}")
+def test_several_to_response_never_merges_two_replies(pair: tuple[Capture, Capture]) -> None:
+    first, second = pair
+    reply = llm_rx.reassemble(first.data + second.data, first.provider)
+    alone = llm_rx.reassemble(first.data, first.provider)
+    assert not reply.complete
+    assert reply.error is not None
+    assert reply.error.kind == "protocol"
+    assert reply.text == alone.text
+
+
+@st.composite
+def cut_pairs(draw: Callable[[Any], Any]) -> tuple[Capture, Capture, list[bytes], int | None]:
+    """Two replies of one wire, one after the other, cut into reads, maybe cut short inside
+    the second, before its terminal frame (where: returned)."""
+    first, second = draw(st.sampled_from(PAIRS))
+    body = first.data + second.data
+    end = None
+    if draw(st.booleans()):
+        # (before the second's terminal frame: a last frame whole at EOF is read)
+        end = draw(st.integers(len(first.data) + 1, len(first.data) + second.data.rindex(b"data:")))
+        body = body[:end]
+    cuts = draw(st.lists(st.integers(0, len(body)), max_size=8))
+    return first, second, split_at(body, cuts), end
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cut_pairs())
+def test_several_replies_cut_anywhere_decode_the_same(
+        case: tuple[Capture, Capture, list[bytes], int | None]) -> None:
+    first, second, chunks, end = case
+    provider = first.provider
+    fast = outcome(chunks, provider)
+    with fast_paths(False):
+        slow = outcome(chunks, provider)
+        whole = outcome([b"".join(chunks)], provider)
+    assert fast == slow == whole
+    replies = _replies(chunks, provider)
+    assert replies[0] == llm_rx.reassemble(first.data, provider)
+    if end is None:
+        assert replies[1:] == [llm_rx.reassemble(second.data, provider)]
+    else:  # (cut inside the second: never complete; cut before its start: none)
+        assert all(not reply.complete for reply in replies[1:])
+        started = [e for e in decode_events(chunks, provider)[0] if type(e) is MessageStart]
+        assert len(replies) == min(len(started), 2)
+
+
+# -- OpenAI Responses: hand-made streams of the shapes the API documents ----------------------
+
+
+def _reply(id: str, text: str, terminal: dict[str, Any]) -> bytes:
+    created = snapshot("response.created", id=id)
+    return stream(created, added(0, message()), part_added(0), text_delta(0, text),
+                  done(0, message(text, status="completed")), terminal)
+
+
+def _end(kind: str, id: str, **fields: Any) -> dict[str, Any]:
+    status = kind.removeprefix("response.")
+    return snapshot(kind, status, USAGE, id=id, **fields)
+
+
+STEERED = _end("response.incomplete", "resp_1", incomplete_details={"reason": "steered"})
+
+
+def test_several_a_steered_response_ends_interrupted_and_the_next_one_follows() -> None:
+    # OpenAI's WebSocket mode: the client's next input cuts the open response short; it ends
+    # ``incomplete`` (reason ``steered``) and a new ``response.created`` follows
+    body = _reply("resp_1", "Let me", STEERED) + _reply(
+        "resp_2", "Sure: Paris.", _end("response.completed", "resp_2"))
+    first, second = _replies([body], "openai-responses")
+    assert (first.id, first.text, first.stop_reason, first.stop_details) == (
+        "resp_1", "Let me", "interrupted", "steered")
+    assert first.complete  # (the provider ended it, with its usage: not a cut stream)
+    assert first.usage.output_tokens == 30
+    assert (second.id, second.text, second.stop_reason, second.complete) == (
+        "resp_2", "Sure: Paris.", "end_turn", True)
+
+
+def test_several_an_error_after_a_response_is_the_next_request_refused() -> None:
+    # WebSocket mode's error event for the next response.create: the stream fails there,
+    # the response before it whole (ignoring it would leave a reader waiting for a reply)
+    refused = {"type": "error", "status": 400, "error": {
+        "type": "invalid_request_error", "code": "previous_response_not_found",
+        "message": "Previous response with id 'resp_x' not found."}}
+    body = _reply("resp_1", "Hi", _end("response.completed", "resp_1")) + stream(refused)
+    first, second = _replies([body], "openai-responses")
+    assert (first.text, first.complete) == ("Hi", True)
+    assert not second.complete
+    assert second.error is not None
+    assert second.error.kind == "provider"
+    with pytest.raises(ProviderError):
+        llm_rx.from_bytes(body, provider="openai-responses").run()
+
+
+def test_several_nothing_follows_a_failed_response() -> None:
+    failed = _end("response.failed", "resp_1", error={"code": "server_error", "message": "x"})
+    body = _reply("resp_1", "Hi", failed) + _reply(
+        "resp_2", "Again", _end("response.completed", "resp_2"))
+    events, error = decode_events([body], "openai-responses")
+    assert isinstance(error, ProviderError)
+    assert [type(e) for e in events].count(MessageStart) == 1
+
+
+def test_several_a_single_reply_decodes_as_before() -> None:
+    # (a ``[DONE]`` or any other frame after the terminal event: ignored, counted)
+    body = _reply("resp_1", "Hi", _end("response.completed", "resp_1"))
+    tail = sse("[DONE]") + stream(text_delta(0, "late"))
+    decoder = make_decoder("openai-responses")
+    events = decoder.decode(body + tail) + decoder.flush()
+    fresh = make_decoder("openai-responses")
+    alone: list[Event] = fresh.decode(body) + fresh.flush()
+    assert events == alone
+    assert decoder.settled().ignored_frames == 2
