@@ -55,8 +55,10 @@ class _Split:
         self.current.on_next(event)
 
     def on_error(self, error: Exception) -> None:
-        if self.current is not None:
+        if self.current is not None and not self.ended:
             self.current.on_error(error)
+        elif self.current is not None:  # (an error between two responses is neither's)
+            self.current.on_completed()
         self.observer.on_error(error)
 
     def on_completed(self) -> None:
@@ -79,7 +81,9 @@ def responses() -> Callable[[Observable[Event]], Observable[Observable[Event]]]:
     not complete), or with another id; the same start said again with the same id before any
     content is the same response. Each inner observable replays what it holds to a late
     subscriber and ends where its response ends; an error ends the open one and the outer
-    one. Fold each with `to_response()`, or use [`to_responses()`][llm_rx.operators.to_responses].
+    one (an error that comes after a response's stop, before the next one starts, ends only
+    the outer one: it is no response's). Fold each with `to_response()`, or use
+    [`to_responses()`][llm_rx.operators.to_responses].
 
     Returns:
         An operator for ``.pipe()``.

@@ -116,3 +116,17 @@ def test_to_response_a_start_with_another_id_while_open_is_another_response() ->
     assert response.text == "Hel"
     assert response.error is not None
     assert response.error.kind == "protocol"
+
+
+def test_to_responses_an_error_between_two_responses_is_no_response_s() -> None:
+    # bug class: an error after a response's stop folded into that finished response
+    error = IncompleteStreamError("closed before the next response")
+    stream = rx.concat(rx.from_iterable(_reply("r1", "one")), rx.throw(error))
+    with pytest.raises(IncompleteStreamError):
+        stream.pipe(lxo.to_responses()).run()
+    got: list[Any] = []
+    errors: list[Exception] = []
+    stream.pipe(lxo.responses()).subscribe(
+        lambda inner: inner.pipe(lxo.to_response()).subscribe(got.append), errors.append)
+    assert [(r.text, r.complete, r.error) for r in got] == [("one", True, None)]
+    assert errors == [error]
