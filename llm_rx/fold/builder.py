@@ -327,7 +327,8 @@ class ResponseBuilder(Reading):
         """The first start; a later one fills in what it lacked, and its model (a fallback
         model's) served the rest of the reply; one that starts another response is an error."""
         first = self._start.now
-        if first is not None and (error := another_response(first, self._stop.now, event)):
+        if first is not None and (error := another_response(
+                first, self._stop.now, event, bool(self._blocks))):
             raise error
         if first is None:
             self.provider = self.provider or event.provider

@@ -28,14 +28,18 @@ class _Split:
         self.ended = False  # its MessageStop arrived
 
     def new(self, event: MessageStart) -> bool:
-        """Whether ``event`` begins another response: after the open one ended, after it
-        carried anything, or with another id (the same start said again before any content,
-        the same id, is the same response)."""
+        """Whether ``event`` begins another response: after the open one ended, with another
+        id, or with the same id once the open one carried anything (the same start said
+        again before any content is the same response; a start without an id, or one that
+        gives the id the open one lacked, fills in what it lacked: a fallback model, a
+        resumed stream's late id)."""
         if self.current is None or self.start is None:
             return self.current is None
-        if self.ended or self.seen:
+        if self.ended:
             return True
-        return event.id is not None and self.start.id is not None and event.id != self.start.id
+        if event.id is None or self.start.id is None:
+            return False
+        return event.id != self.start.id or self.seen
 
     def on_next(self, event: Event) -> None:
         if isinstance(event, MessageStart) and self.new(event):
@@ -77,13 +81,14 @@ def responses() -> Callable[[Observable[Event]], Observable[Observable[Event]]]:
     ```
 
     A `MessageStart` begins a new response after the open one's `MessageStop`, or while it
-    is open once it carried anything (then the open one ends there, without its stop: it is
-    not complete), or with another id; the same start said again with the same id before any
-    content is the same response. Each inner observable replays what it holds to a late
-    subscriber and ends where its response ends; an error ends the open one and the outer
-    one (an error that comes after a response's stop, before the next one starts, ends only
-    the outer one: it is no response's). Fold each with `to_response()`, or use
-    [`to_responses()`][llm_rx.operators.to_responses].
+    is open with another id, or with the same id once the open one carried anything (then
+    the open one ends there, without its stop: it is not complete); the same start said
+    again with the same id before any content is the same response, and a start without an
+    id (or giving the id the open one lacked) fills in what the open one lacked. Each inner
+    observable replays what it holds to a late subscriber and ends where its response ends;
+    an error ends the open one and the outer one (an error that comes after a response's
+    stop, before the next one starts, ends only the outer one: it is no response's). Fold
+    each with `to_response()`, or use [`to_responses()`][llm_rx.operators.to_responses].
 
     Returns:
         An operator for ``.pipe()``.

@@ -21,7 +21,7 @@ from llm_rx.events import (
     MessageStop,
     TextDelta,
 )
-from tests.captures import capture
+from tests.captures import CAPTURES, Capture, capture
 
 
 def _reply(id: str | None, text: str, stop: bool = True) -> list[Event]:
@@ -130,3 +130,30 @@ def test_to_responses_an_error_between_two_responses_is_no_response_s() -> None:
         lambda inner: inner.pipe(lxo.to_response()).subscribe(got.append), errors.append)
     assert [(r.text, r.complete, r.error) for r in got] == [("one", True, None)]
     assert errors == [error]
+
+
+@pytest.mark.parametrize("cap", CAPTURES, ids=lambda cap: cap.name)
+def test_to_responses_of_every_recorded_reply_is_its_one_response(cap: Capture) -> None:
+    # bug class: a start that only fills in what the open one lacked (a fallback model, a
+    # resumed stream's late id) read as a second response
+    events = llm_rx.from_bytes(cap.data, provider=cap.provider)
+    replies = events.pipe(lxo.to_responses()).run()
+    assert [r.model_dump() for r in replies] == [
+        llm_rx.reassemble(cap.data, cap.provider).model_dump()]
+
+
+def test_responses_a_start_that_fills_in_is_the_same_response() -> None:
+    fallback = MessageStart("anthropic", "other-model", None)
+    late_id = MessageStart("openai-responses", "m", "r1")
+    for events in ([*_reply("r1", "Hi")[:3], fallback, *_reply("r1", "Hi")[3:]],
+                   [*_reply(None, "Hi")[:3], late_id, *_reply(None, "Hi")[3:]]):
+        assert _split(events) == [events]
+
+
+def test_to_response_the_same_id_started_again_after_content_is_another_response() -> None:
+    events = [*_reply("r1", "Hel", stop=False), *_reply("r1", "Again")]
+    assert [len(r) for r in _split(events)] == [4, 5]
+    response = rx.from_iterable(events).pipe(lxo.to_response()).run()
+    assert response.text == "Hel"
+    assert response.error is not None
+    assert response.error.kind == "protocol"
