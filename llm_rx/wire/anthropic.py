@@ -91,6 +91,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
 
     provider = "anthropic"
     several = True  # (a second message_start: the next message)
+    next_types = frozenset({"message_start"})
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
@@ -115,18 +116,6 @@ class AnthropicDecoder(SSEPayloadDecoder):
         self._next_block = 0
         self._opaque: dict[int, OpaqueBlock] = {}
         self._stop: tuple[StopReason, Any, str | None] | None = None
-
-    def _next_response(self, frame: Any) -> bool:
-        data = frame if frame.__class__ is bytes else frame.data
-        try:
-            kind = _loads(data).get("type")
-        except (JSONDecodeError, AttributeError):
-            return False
-        if kind != "message_start" or self.failed:
-            return False
-        self._fresh()
-        self.started = self.finished = False
-        return True
 
     payload_names_kind = True  # every payload has its "type" (only ``error`` needs the name)
 

@@ -253,6 +253,26 @@ class SSEPayloadDecoder(Decoder):
         self._sse.reconnected()
         return True
 
+    #: On a wire that carries several responses (`Decoder.several`): the payload ``type``
+    #: values that start the next response after a terminal frame.
+    next_types: ClassVar[frozenset[str]] = frozenset()
+
+    def _next_response(self, frame: Any) -> bool:
+        if not self.several or self.failed:
+            return False
+        try:
+            kind = orjson.loads(frame if frame.__class__ is bytes else frame.data).get("type")
+        except (orjson.JSONDecodeError, AttributeError):
+            return False  # (a sentinel after the end, ``[DONE]``: ignored as ever)
+        if not isinstance(kind, str) or kind not in self.next_types:
+            return False
+        self._fresh()
+        self.started = self.finished = False
+        return True
+
+    def _fresh(self) -> None:
+        """The state of one response, at its start (for a wire that carries several)."""
+
     def decode_payload(self, data: bytes, event: str = "message") -> list[Event]:
         """Decode one event framed elsewhere (a WebSocket message, an event another client
         already parsed): the events `decode` gives for ``event: <event>`` and

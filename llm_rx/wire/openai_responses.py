@@ -129,6 +129,7 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
     provider = "openai-responses"
 
     several = True  # (WebSocket mode: one response after another on a socket)
+    next_types = NEXT
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
@@ -170,18 +171,6 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         self._refusal = False
         self._lost: ProtocolError | None = None
         self._had_start = False  # response.created (or queued / in_progress) arrived
-
-    def _next_response(self, frame: Any) -> bool:
-        data = frame if frame.__class__ is bytes else frame.data
-        try:
-            kind = orjson.loads(data).get("type")
-        except (orjson.JSONDecodeError, AttributeError):
-            return False  # (``[DONE]`` after the terminal event, as ever: ignored)
-        if kind not in NEXT or self.failed:
-            return False
-        self._fresh()
-        self.started = self.finished = False
-        return True
 
     # -- frames ----------------------------------------------------------------------------
 

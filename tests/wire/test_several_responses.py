@@ -43,6 +43,8 @@ from .test_openai_responses import (
     stream,
     text_delta,
 )
+from .test_ui_readers import FIXTURES
+from .test_ui_readers import _sse as ui_sse
 
 # The wires whose streams may carry several responses (`Decoder.several`).
 SEVERAL = ("openai-responses", "anthropic")
@@ -261,3 +263,33 @@ def test_several_a_translation_writes_the_first_response_and_says_the_others_dro
     assert written == alone
     assert [(d.what, d.raw) for d in dropped if d.what == "response"] == [
         ("response", "msg_2"), ("response", "msg_3")]
+
+
+# -- the UI streams: several runs / messages on one connection ---------------------------------
+
+
+def test_several_ag_ui_the_run_that_resumes_an_interrupt_is_the_next_reply() -> None:
+    # AG-UI's specification fixture: a run ends with an interrupt outcome, and the run that
+    # resumes it (parentRunId) follows on the same stream
+    fixture = next(f for f in FIXTURES if f.stem == "human-in-the-loop")
+    lines = [line for line in fixture.read_bytes().splitlines() if line.strip()]
+    first, second = _replies([ui_sse(lines)], "ag-ui")
+    assert (first.id, first.complete, first.stop_reason) == ("run_001", True, "end_turn")
+    assert first.text == "I need your approval to delete 3 files."
+    assert [b.type for b in first.content] == ["text", "tool_call"]
+    assert (second.id, second.text, second.complete) == (
+        "run_002", "Done \u2014 3 files deleted.", True)
+
+
+@pytest.mark.parametrize("to", ["ag-ui", "vercel-ui"])
+def test_several_ui_replies_one_after_another_are_each_their_own(to: str) -> None:
+    caps = [c for c in WHOLE if c.provider == "anthropic"][:2] + [
+        c for c in WHOLE if c.provider == "openai-responses"][:1]
+    bodies = [llm_rx.translate(c.data, to=to, provider=c.provider) for c in caps]
+    # (vercel-ui's [DONE] after each message's finish: ignored, as after the last one)
+    replies = _replies([b"".join(bodies)], to)
+    assert [r.model_dump() for r in replies] == [
+        llm_rx.reassemble(body, to).model_dump() for body in bodies]  # type: ignore[arg-type]
+    cut = b"".join(bodies)[: len(bodies[0]) + len(bodies[1]) // 2]
+    replies = _replies([cut], to)
+    assert [r.complete for r in replies] == [True, False]
