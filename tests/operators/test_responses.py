@@ -159,3 +159,12 @@ def test_to_response_the_same_id_started_again_after_content_is_another_response
     assert response.text == "Hel"
     assert response.error is not None
     assert response.error.kind == "protocol"
+
+
+def test_decode_gives_one_reply_however_the_next_one_is_cut_into_reads() -> None:
+    # bug class: decode() gave the next reply's events when they came in the same read
+    body = capture("openai/responses-basic-llm.sse").data
+    for chunks in ([body + body], [body, body], [body + body[:100], body[100:]]):
+        events = rx.from_iterable(chunks).pipe(lxo.decode("openai-responses"), ops.to_list()).run()
+        assert [type(e) for e in events].count(MessageStart) == 1
+        assert type(events[-1]) is MessageStop
