@@ -9,9 +9,22 @@ from collections.abc import Callable
 from reactivex import Observable, abc
 from reactivex.subject import ReplaySubject
 
-from ..events import Event, MessageStart, MessageStop
+from ..events import (
+    ChoiceEnd,
+    Custom,
+    Dropped,
+    Event,
+    MessageStart,
+    MessageStop,
+    MetadataUpdate,
+    UsageUpdate,
+)
 
 __all__ = ["responses"]
+
+# What is no content of a response (a start said again after these is the same response)
+_NO_CONTENT: frozenset[type[object]] = frozenset(
+    {MessageStart, MessageStop, MetadataUpdate, UsageUpdate, ChoiceEnd, Custom, Dropped})
 
 
 class _Split:
@@ -24,7 +37,7 @@ class _Split:
         self.observer = observer
         self.current: ReplaySubject[Event] | None = None
         self.start: MessageStart | None = None  # the open response's start
-        self.seen = False  # anything besides its start arrived
+        self.seen = False  # content arrived (a block, a delta, an opaque frame)
         self.ended = False  # its MessageStop arrived
 
     def new(self, event: MessageStart) -> bool:
@@ -51,10 +64,10 @@ class _Split:
         elif self.current is None:  # (a stream whose first start was not seen)
             self.current = ReplaySubject()
             self.observer.on_next(self.current)
-            self.seen = True
+            self.seen = event.__class__ not in _NO_CONTENT
         elif isinstance(event, MessageStop):
             self.ended = True
-        elif not isinstance(event, MessageStart):
+        elif event.__class__ not in _NO_CONTENT:
             self.seen = True
         self.current.on_next(event)
 

@@ -19,8 +19,12 @@ from llm_rx.events import (
     Event,
     MessageStart,
     MessageStop,
+    MetadataUpdate,
+    Opaque,
     TextDelta,
+    UsageUpdate,
 )
+from llm_rx.response import Usage
 from tests.captures import CAPTURES, Capture, capture
 from tests.helpers import decode_events, first_reply
 
@@ -168,3 +172,17 @@ def test_decode_gives_one_reply_however_the_next_one_is_cut_into_reads() -> None
         events = rx.from_iterable(chunks).pipe(lxo.decode("openai-responses"), ops.to_list()).run()
         assert [type(e) for e in events].count(MessageStart) == 1
         assert type(events[-1]) is MessageStop
+
+
+def test_responses_the_same_start_after_metadata_only_is_the_same_response() -> None:
+    # (usage and metadata are no content: the start said again is the same response, in
+    # responses() and to_response() alike)
+    start = MessageStart("anthropic", "m", "msg_1")
+    events = [start, UsageUpdate(Usage(input_tokens=3)), MetadataUpdate({"k": 1}), start,
+              *_reply("msg_1", "Hi")[1:]]
+    assert _split(events) == [events]
+    reply = rx.from_iterable(events).pipe(lxo.to_response()).run()
+    assert (reply.text, reply.complete) == ("Hi", True)
+    opaque = [*_reply("msg_1", "", stop=False)[:1], Opaque("ping", {}), *_reply("msg_1", "Hi")]
+    assert [len(r) for r in _split(opaque)] == [2, 5]
+    assert not rx.from_iterable(opaque).pipe(lxo.to_response()).run().complete
