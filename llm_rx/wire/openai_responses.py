@@ -67,7 +67,8 @@ from ``response.created``/``in_progress`` (PITFALLS 6). EOF before a terminal ev
 truncation. After a terminal event (never after an error) a ``response.created``
 (``queued``, ``in_progress``) starts the next response on the stream (WebSocket mode),
 decoded afresh, and an ``error`` is the next request refused; any other frame there
-(OpenRouter's ``[DONE]``) is ignored.
+(OpenRouter's ``[DONE]``) is ignored. A ``response.created`` of another id while a response
+is open starts the next one there, the open one not complete.
 
 The start is ``response.created`` (``response.queued`` or ``response.in_progress`` for a
 background reply). A stream without one is a tail: a late subscriber's, or a stream resumed
@@ -226,9 +227,18 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
 
     def _snapshot_event(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         """``response.created``/``in_progress``/``queued``: metadata only (a usage there is
-        not the reply's: PITFALLS 6). Each is the reply's start: its head arrived."""
-        self._had_start = True
+        not the reply's: PITFALLS 6). Each is the reply's start: its head arrived; a
+        ``response.created`` of another response while this one is open starts that one."""
         response = frame.get("response")
+        new_id = response.get("id") if isinstance(response, dict) else None
+        if (self._had_start and frame.get("type") == "response.created" and self._id
+                and isinstance(new_id, str) and new_id and new_id != self._id):
+            self._emit_pending(out, stop=False)  # (this one ends here, not complete)
+            for part in [p for item in self._items.values() for p in item.parts.values()]:
+                part.open = False  # (its blocks never end: nothing more is read into them)
+            self._fresh()
+            self._begin(frame, out)
+        self._had_start = True
         if isinstance(response, dict):
             self._metadata(response, out)
 

@@ -293,3 +293,24 @@ def test_several_ui_replies_one_after_another_are_each_their_own(to: str) -> Non
     cut = b"".join(bodies)[: len(bodies[0]) + len(bodies[1]) // 2]
     replies = _replies([cut], to)
     assert [r.complete for r in replies] == [True, False]
+
+
+def test_several_a_response_created_while_one_is_open_starts_the_next() -> None:
+    # (DESIGN: a second response.created while a response is open: the open one not complete)
+    cut = stream(snapshot("response.created", id="resp_1"), added(0, message()),
+                 part_added(0), text_delta(0, "Let"), text_delta(0, " me"))
+    body = cut + _reply("resp_2", "Paris.", _end("response.completed", "resp_2"))
+    for fast in (True, False):
+        with fast_paths(fast):
+            first, second = _replies([body], "openai-responses")
+            assert outcome([body], "openai-responses") == outcome(
+                split_at(body, range(0, len(body), 7)), "openai-responses")
+        assert (first.id, first.text, first.complete, first.stop_reason) == (
+            "resp_1", "Let me", False, "interrupted")
+        assert (second.id, second.text, second.complete) == ("resp_2", "Paris.", True)
+    # (a proxy that rotates ids between events: in_progress with another id is no new reply)
+    rotated = stream(snapshot("response.created", id="resp_1"),
+                     snapshot("response.in_progress", id="resp_rotated"), added(0, message()),
+                     part_added(0), text_delta(0, "Hi"), done(0, message("Hi", status="completed")),
+                     _end("response.completed", "resp_rotated"))
+    assert [r.text for r in _replies([rotated], "openai-responses")] == ["Hi"]
