@@ -272,6 +272,13 @@ class Encoder:
     # -- bookkeeping (then the target's hook) ---------------------------------------------
 
     def _message_start(self, event: MessageStart, out: list[bytes]) -> None:
+        if self.started and self.id and event.id and (event.id != self.id or self.blocks):
+            # another response while this one is open (as ``responses()`` splits): this one
+            # ends here, cut, and the other is not written into it
+            out.append(self.finish(IncompleteStreamError(
+                "another response started before this one's end")))
+            self._after_end([event])
+            return
         if self.started:  # (a repeated start: the target's opening was written once; its
             self.model = event.model or self.model  # model writes the frames from here on)
             return

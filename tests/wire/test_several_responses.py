@@ -314,3 +314,16 @@ def test_several_a_response_created_while_one_is_open_starts_the_next() -> None:
                      part_added(0), text_delta(0, "Hi"), done(0, message("Hi", status="completed")),
                      _end("response.completed", "resp_rotated"))
     assert [r.text for r in _replies([rotated], "openai-responses")] == ["Hi"]
+
+
+@pytest.mark.parametrize("to", ["anthropic", "openai-responses", "openai-chat", "vercel-ui"])
+def test_several_a_translation_never_merges_a_response_started_while_one_is_open(
+        to: str) -> None:
+    # (the first one is written cut, never finished; the next one is reported, not merged in)
+    body = anthropic_events(*_message("msg_1", "cut", stop=False), *_message("msg_2", "two"))
+    dropped: list[Dropped] = []
+    written = llm_rx.translate(body, to=to, provider="anthropic", on_dropped=dropped.append)
+    reply = llm_rx.reassemble(written, to)  # type: ignore[arg-type]
+    assert reply.text == "cut"
+    assert not reply.complete
+    assert [(d.what, d.raw) for d in dropped if d.what == "response"] == [("response", "msg_2")]
