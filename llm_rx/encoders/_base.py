@@ -147,6 +147,8 @@ class Encoder:
     #: whether the target's stream carries several choices (``n>1``); a target that carries
     #: one writes choice 0 and reports each block of another choice as `Dropped`
     choices = False
+    #: whether the target's stream carries several responses (else each next is `Dropped`)
+    several = False
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         #: what was not written, in order (the caller's own list, when it passed one)
@@ -202,17 +204,16 @@ class Encoder:
         """The target's bytes for ``events`` (possibly none yet: see the wait table)."""
         out: list[bytes] = []
         if self.finished:
-            self._after_end(events)
-            return b""
+            return self._after_end(events)
         handlers = self._handlers
         templates = self._templates
         append = out.append
         one = not self.choices
         for position, event in enumerate(events):
-            if self.finished:  # (the response ended: what follows is another one's)
-                self._after_end(events[position:])
-                break
             cls = event.__class__
+            if self.finished or (cls is MessageStart and self._another(event)):
+                append(self._after_end(events[position:]))  # (another response's events)
+                break
             if one and (self._elsewhere or cls in _BY_CHOICE) and self._other_choice(event):
                 continue
             if self.holding:
@@ -272,13 +273,6 @@ class Encoder:
     # -- bookkeeping (then the target's hook) ---------------------------------------------
 
     def _message_start(self, event: MessageStart, out: list[bytes]) -> None:
-        if self.started and self.id and event.id and (event.id != self.id or self.blocks):
-            # another response while this one is open (as ``responses()`` splits): this one
-            # ends here, cut, and the other is not written into it
-            out.append(self.finish(IncompleteStreamError(
-                "another response started before this one's end")))
-            self._after_end([event])
-            return
         if self.started:  # (a repeated start: the target's opening was written once; its
             self.model = event.model or self.model  # model writes the frames from here on)
             return
@@ -317,14 +311,26 @@ class Encoder:
         self._on_stop(event, out)
         self.finished = True
 
-    def _after_end(self, events: list[Event]) -> None:
-        """Events after the response's end: each response that follows on the same stream
-        is reported `Dropped` (``"response"``, its id as ``raw``): one target stream is
-        written for one response (split the stream with ``responses()`` and write each)."""
-        for event in events:
-            if event.__class__ is MessageStart:
-                self.drop("response", None, "another response on the same stream: one is "
-                          "written (split them with responses())", event.id)
+    def _another(self, event: Any) -> bool:
+        """Whether a start opens another response now (as ``responses()`` splits them)."""
+        return bool(self.started and self.id and event.id and (event.id != self.id or self.blocks))
+
+    def _after_end(self, events: list[Event]) -> bytes:
+        """The responses after this one (which, if open, ends here cut, never merged): a
+        target that carries `several` writes each afresh; any other reports each `Dropped`
+        (``"response"``, its id as ``raw``)."""
+        out = [] if self.finished else [self.finish(IncompleteStreamError(
+            "another response started before this one's end"))]
+        for position, event in enumerate(events):
+            if event.__class__ is not MessageStart:
+                continue
+            if self.several:
+                type(self).__init__(self, self.dropped)  # (the next response, afresh)
+                out.append(self.encode(events[position:]))
+                break
+            self.drop("response", None, "another response on the same stream: one is "
+                      "written (split them with responses())", event.id)
+        return b"".join(out)
 
     def _other_choice(self, event: Event) -> bool:
         """Whether ``event`` belongs to another choice than 0 (for a one-choice target: it is

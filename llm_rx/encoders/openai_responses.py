@@ -49,6 +49,7 @@ __all__ = ["OpenAIResponsesEncoder"]
 
 class OpenAIResponsesEncoder(ResponsesOutput):
     provider = "openai-responses"
+    several = True  # (its decoder reads one response after another)
 
     # -- events --------------------------------------------------------------------------
 

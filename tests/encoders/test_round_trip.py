@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import llm_rx
 from llm_rx import Dropped, Response, ThinkingBlock
 from llm_rx.encoders import ENCODERS, UI_TARGETS
-from tests.captures import CAPTURES, Capture
+from tests.captures import ONE_REPLY, Capture
 from tests.helpers import first_reply, split_at
 
 from .oracles import ORACLES
@@ -30,7 +30,7 @@ def _decodes(capture: Capture) -> bool:
     return True
 
 
-STREAMS = [capture for capture in CAPTURES if _decodes(capture)]
+STREAMS = [capture for capture in ONE_REPLY if _decodes(capture)]
 _IDS = [capture.name for capture in STREAMS]
 
 

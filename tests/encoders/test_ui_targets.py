@@ -19,7 +19,7 @@ from llm_rx import Response, ThinkingBlock
 from llm_rx import operators as lxo
 from llm_rx.events import Event
 from llm_rx.wire.citations import citations
-from tests.captures import CAPTURES, Capture, capture
+from tests.captures import ONE_REPLY, Capture, capture
 from tests.helpers import first_reply
 from tests.streams import DONE, chat_chunk, sse
 from tests.ui_judges import ag_ui_events, ag_ui_report, read_ui_streams
@@ -32,7 +32,7 @@ def _reply(cap: Capture) -> Response | None:
         return None  # (a body that is no reply at all)
 
 
-STREAMS = [cap for cap in CAPTURES if _reply(cap) is not None]
+STREAMS = [cap for cap in ONE_REPLY if _reply(cap) is not None]
 _IDS = [cap.name for cap in STREAMS]
 
 

@@ -21,7 +21,7 @@ from llm_rx.response import Response
 from llm_rx.speed import fast_paths
 from llm_rx.wire.registry import make_decoder
 
-from ..captures import CAPTURES, Capture
+from ..captures import CAPTURES, SEVERAL_REPLIES, Capture
 from ..helpers import decode_events, outcome, split_at
 from ..streams import (
     MESSAGE_STOP,
@@ -250,19 +250,29 @@ def test_several_anthropic_a_start_without_id_while_open_is_a_protocol_error() -
     assert [type(e) for e in events].count(MessageStart) == 1
 
 
-@pytest.mark.parametrize("to", ["anthropic", "openai-responses", "vercel-ui", "ag-ui"])
-def test_several_a_translation_writes_the_first_response_and_says_the_others_dropped(
+SEVERAL_TARGETS = ["anthropic", "openai-responses", "vercel-ui", "ag-ui"]
+ONE_TARGET = ["openai-chat", "gemini", "bedrock-converse", "ollama"]
+
+
+@pytest.mark.parametrize("to", SEVERAL_TARGETS + ONE_TARGET)
+def test_several_a_translation_writes_each_response_where_the_target_carries_several(
         to: str) -> None:
-    # (one target stream is one response: the rest are reported, never merged into it)
-    body = anthropic_events(*_message("msg_1", "one"), *_message("msg_2", "two"),
-                            *_message("msg_3", "three"))
+    # (a target whose stream carries several gets each, afresh; any other the first, and
+    # each next one reported: never merged into it)
+    messages = [_message("msg_1", "one"), _message("msg_2", "two"), _message("msg_3", "three")]
     dropped: list[Dropped] = []
-    written = llm_rx.translate(body, to=to, provider="anthropic", on_dropped=dropped.append)
-    alone = llm_rx.translate(anthropic_events(*_message("msg_1", "one")), to=to,
-                             provider="anthropic")
-    assert written == alone
-    assert [(d.what, d.raw) for d in dropped if d.what == "response"] == [
-        ("response", "msg_2"), ("response", "msg_3")]
+    written = llm_rx.translate(anthropic_events(*[f for m in messages for f in m]), to=to,
+                               provider="anthropic", on_dropped=dropped.append)
+    alone = [llm_rx.translate(anthropic_events(*m), to=to, provider="anthropic")
+             for m in messages]
+    lost = [(d.what, d.raw) for d in dropped if d.what == "response"]
+    if to in SEVERAL_TARGETS:
+        assert written == b"".join(alone)
+        assert lost == []
+        assert [r.text for r in _replies([written], to)] == ["one", "two", "three"]
+    else:
+        assert written == alone[0]
+        assert lost == [("response", "msg_2"), ("response", "msg_3")]
 
 
 # -- the UI streams: several runs / messages on one connection ---------------------------------
@@ -316,14 +326,50 @@ def test_several_a_response_created_while_one_is_open_starts_the_next() -> None:
     assert [r.text for r in _replies([rotated], "openai-responses")] == ["Hi"]
 
 
-@pytest.mark.parametrize("to", ["anthropic", "openai-responses", "openai-chat", "vercel-ui"])
+@pytest.mark.parametrize("to", SEVERAL_TARGETS + ONE_TARGET)
 def test_several_a_translation_never_merges_a_response_started_while_one_is_open(
         to: str) -> None:
-    # (the first one is written cut, never finished; the next one is reported, not merged in)
+    # (the first one is written cut, never finished; the next one is written after it, or
+    # reported: never merged in)
     body = anthropic_events(*_message("msg_1", "cut", stop=False), *_message("msg_2", "two"))
     dropped: list[Dropped] = []
     written = llm_rx.translate(body, to=to, provider="anthropic", on_dropped=dropped.append)
-    reply = llm_rx.reassemble(written, to)  # type: ignore[arg-type]
-    assert reply.text == "cut"
-    assert not reply.complete
-    assert [(d.what, d.raw) for d in dropped if d.what == "response"] == [("response", "msg_2")]
+    lost = [(d.what, d.raw) for d in dropped if d.what == "response"]
+    if to in ("anthropic", "openai-responses"):
+        replies = _replies([written], to)
+        assert [(r.text, r.complete) for r in replies] == [("cut", False), ("two", True)]
+        assert lost == []
+    elif to in SEVERAL_TARGETS:  # (a UI stream ends a cut run with its error event: a
+        reply = llm_rx.reassemble(written, to)  # reader stops there; the next one follows)
+        assert (reply.text, reply.complete) == ("cut", False)
+        assert written.endswith(llm_rx.translate(
+            anthropic_events(*_message("msg_2", "two")), to=to, provider="anthropic"))
+        assert lost == []
+    else:
+        reply = llm_rx.reassemble(written, to)  # type: ignore[arg-type]
+        assert (reply.text, reply.complete) == ("cut", False)
+        assert lost == [("response", "msg_2")]
+
+
+def test_several_the_recorded_bodies_of_several_replies_are_known() -> None:
+    # (tests about one reply leave these out: tests/captures.py SEVERAL_REPLIES)
+    def stops(cap: Capture) -> int:
+        return [type(e) for e in decode_events([cap.data], cap.provider)[0]].count(MessageStop)
+
+    assert {cap.name for cap in CAPTURES if stops(cap) > 1} == SEVERAL_REPLIES
+
+
+@pytest.mark.parametrize("name", sorted(SEVERAL_REPLIES))
+@pytest.mark.parametrize("to", SEVERAL_TARGETS)
+def test_several_a_recorded_body_of_several_replies_translates_to_each(name: str,
+                                                                         to: str) -> None:
+    cap = next(c for c in CAPTURES if c.name == name)
+    source = _replies([cap.data], cap.provider)
+    back = _replies([llm_rx.translate(cap.data, to=to, provider=cap.provider)], to)
+    assert len(back) == len(source) > 1
+    assert [(r.text, r.complete) for r in back] == [(r.text, r.complete) for r in source]
+    calls = [[c.name for c in r.tool_calls] for r in back]
+    wanted = [[c.name for c in r.tool_calls] for r in source]
+    if to == "ag-ui":  # (AG-UI writes the server tool's call as a tool call too)
+        calls = [[name for name in names if name != "code_execution"] for names in calls]
+    assert calls == wanted

@@ -21,7 +21,7 @@ from llm_rx.errors import CancelledStreamError, WireFormatError
 from llm_rx.events import BlockStart, Custom, Event, MessageStart, TextDelta
 from llm_rx.response import Response
 from llm_rx.wire import sniff
-from tests.captures import CAPTURES, Capture
+from tests.captures import CAPTURES, ONE_REPLY, Capture
 from tests.helpers import first_reply
 from tests.ui_judges import ag_ui_events, ag_ui_report
 
@@ -37,7 +37,7 @@ def _source(cap: Capture) -> Response | None:
         return None
 
 
-STREAMS = [cap for cap in CAPTURES if _source(cap) is not None]
+STREAMS = [cap for cap in ONE_REPLY if _source(cap) is not None]
 
 
 def _content(response: Response, clients: set[str] | None = None) -> list[Any]:
