@@ -84,3 +84,9 @@ def responses_terminal(name: str) -> str | None:
     ``response.incomplete`` or ``response.failed``), ``None`` for a stream with none."""
     found = _TERMINAL.findall(BY_NAME[name].data)
     return found[-1].decode() if found else None
+
+#: The recorded bodies that hold several replies, one after another (each reply its own
+#: ``Response``: ``to_responses()``); a test about one reply takes the others
+#: (``ONE_REPLY``), and tests/wire/test_several_responses.py reads these.
+SEVERAL_REPLIES = frozenset({"anthropic/programmatic-tool-calling.sse"})
+ONE_REPLY: list[Capture] = [c for c in CAPTURES if c.name not in SEVERAL_REPLIES]

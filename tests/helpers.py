@@ -10,8 +10,11 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import llm_rx
+from llm_rx import operators as lxo
 from llm_rx.errors import LlmRxError
-from llm_rx.events import Event
+from llm_rx.events import Event, MessageStop
+from llm_rx.response import Response
 from llm_rx.sources._engine import decode_all, new_decoder
 
 
@@ -63,3 +66,24 @@ class CountedReads:
         for read in self.reads:
             self.pulled += 1
             yield read
+
+
+def first_reply(data: bytes, provider: str | None = None) -> Response:
+    """The reply a body holds, as ``reassemble`` gives it; for a body that holds several
+    responses one after another (``reassemble`` says so: not complete), the first one, as
+    ``to_responses()`` gives it."""
+    reply = llm_rx.reassemble(data, provider)  # type: ignore[arg-type]
+    if reply.complete or reply.error is None or reply.error.kind != "protocol" or (
+            "another response" not in reply.error.message):
+        return reply
+    replies: list[Response] = llm_rx.from_bytes(data, provider=provider).pipe(  # type: ignore[arg-type]
+        lxo.to_responses()).run()
+    return replies[0]
+
+
+def first_events(events: list[Event]) -> list[Event]:
+    """The events of a stream's first response (up to its ``MessageStop``, or all)."""
+    for position, event in enumerate(events):
+        if type(event) is MessageStop:
+            return events[: position + 1]
+    return events

@@ -22,7 +22,7 @@ from llm_rx.events import (
 from llm_rx.fold.builder import ResponseBuilder, Snapshot
 
 from .captures import CAPTURES, Capture
-from .helpers import decode_events
+from .helpers import decode_events, first_events
 
 
 def _one_by_one(events: list[Event]) -> ResponseBuilder:
@@ -48,6 +48,8 @@ def test_builder_feed_all_in_any_lists_is_feed_one_by_one(
 ) -> None:
     # bug class: a shortcut for a list of text deltas that sends them to the wrong block
     events, error = decode_events([capture.data], capture.provider)
+    if first_events(events) != events:  # (several responses: a builder folds one)
+        events, error = first_events(events), None
     assert _in_lists(events, cuts).build(error) == _one_by_one(events).build(error)
 
 

@@ -38,6 +38,7 @@ from llm_rx import (
     ToolCallBlock,
 )
 from tests.captures import CAPTURES, Capture, capture
+from tests.helpers import first_reply
 
 pytestmark = pytest.mark.oracle
 
@@ -80,7 +81,7 @@ def frames(name: str) -> tuple[Frame, ...]:
 @cache
 def response(name: str) -> Response:
     cap = capture(name)
-    return llm_rx.reassemble(cap.data, cap.provider)
+    return first_reply(cap.data, cap.provider)  # (a body of several messages: the first)
 
 
 def sdk_dict(model: Any) -> Any:

@@ -6,6 +6,7 @@ import orjson
 import pytest
 
 import llm_rx
+from llm_rx import operators as lxo
 from llm_rx.events import BlockStart, TextDelta
 from llm_rx.response import TextBlock, ThinkingBlock, ToolCallBlock
 
@@ -403,7 +404,8 @@ def test_pitfall_24_duplicate_message_start_same_id_is_harmless() -> None:
     assert response.text == "Hello, World!"
 
 
-def test_pitfall_24_second_message_id_while_open_is_a_protocol_error() -> None:
+def test_pitfall_24_second_message_id_while_open_starts_another_response() -> None:
+    # a spliced stream: the open message ends there, not complete; never merged with the next
     data = anthropic_events(
         message_start("msg_1"),
         block_start(0, {"type": "text", "text": ""}),
@@ -414,12 +416,20 @@ def test_pitfall_24_second_message_id_while_open_is_a_protocol_error() -> None:
         MESSAGE_STOP,
     )
     response = llm_rx.reassemble(data, "anthropic")
-    assert response.stop_reason == "error"
+    assert response.text == "kept"
+    assert not response.complete
     assert response.error is not None
     assert response.error.kind == "protocol"
-    assert response.error.raw is not None
-    assert "msg_2" in response.error.raw
-    assert response.text == "kept"
+    assert "msg_2" in response.error.message
+    first, second = llm_rx.from_bytes(data, provider="anthropic").pipe(
+        lxo.to_responses()).run()
+    assert (first.id, first.text, first.complete, first.stop_reason) == (
+        "msg_1", "kept", False, "interrupted")
+    assert second.id == "msg_2"
+    assert second.error is not None
+    assert second.error.kind == "protocol"  # (its block 0 never started)
+    assert second.error.raw is not None
+    assert "content_block_stop" in second.error.raw
 
 
 # -- metadata --------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from ..events import (
 )
 from ..response import Usage
 from ._approvals import Asking
+from ._counts import counted
 
 __all__ = ["Encoder", "ObjectArguments", "dumps", "raw_data", "sse", "sse_data"]
 
@@ -102,45 +103,6 @@ class ObjectArguments:
         return '"}' if self.text else ""
 
 
-_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-           "reasoning_tokens")
-_LARGEST = 2**53 - 1  # (the largest count a JSON reader in a browser holds exactly)
-
-
-def _count_ok(value: Any) -> bool:
-    return value is None or (value.__class__ is int and 0 <= value <= _LARGEST)
-
-
-def _counts_ok(value: Any, key: str = "") -> bool:
-    """Whether every count in a provider's usage object (a key naming tokens or a count, at
-    any depth) is a whole number from 0 to 2**53 - 1, as every target's schema has it."""
-    counted = _count_name(key)
-    if isinstance(value, dict):  # (where a count stands, only counts: Cohere's ``tokens``)
-        if counted and not (value and all(_count_name(str(name)) for name in value)):
-            return False
-        return all(_counts_ok(item, str(name)) for name, item in value.items())
-    if isinstance(value, list):  # (a list where a count stands is no count, even empty)
-        return not counted and all(_counts_ok(item, key) for item in value)
-    if not counted:
-        return True
-    return value is not None and _count_ok(value)
-
-
-def _count_name(key: str) -> bool:
-    """Whether a usage key names a count (``..._tokens``, ``...Tokens``, ``...Count``)."""
-    return key.lower().endswith(("tokens", "count"))
-
-
-def _counted(usage: Usage) -> Usage:
-    """Usage as a target may write it: a negative count, or one past 2**53 - 1 (a hostile or
-    broken source), is no count, and the source's own object is not given back verbatim
-    when a count in it is no such whole number (every target's schema counts so)."""
-    bad = [name for name in _COUNTS if not _count_ok(getattr(usage, name))]
-    if not bad and (usage.native is None or _counts_ok(usage.native)):
-        return usage
-    return usage.model_copy(update={**dict.fromkeys(bad), "native": None})
-
-
 class Encoder:
     """Incremental encoding of one reply's events into ``provider``'s stream bytes."""
 
@@ -151,6 +113,8 @@ class Encoder:
     #: whether the target writes approval requests (``_on_approval``, the request whole);
     #: any other reports each `Dropped` (``approval_request``)
     approvals = False
+    #: whether the target's stream carries several responses (else each next is `Dropped`)
+    several = False
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         #: what was not written, in order (the caller's own list, when it passed one)
@@ -207,13 +171,16 @@ class Encoder:
         """The target's bytes for ``events`` (possibly none yet: see the wait table)."""
         out: list[bytes] = []
         if self.finished:
-            return b""
+            return self._after_end(events)
         handlers = self._handlers
         templates = self._templates
         append = out.append
         one = not self.choices
-        for event in events:
+        for position, event in enumerate(events):
             cls = event.__class__
+            if self.finished or (cls is MessageStart and self._another(event)):
+                append(self._after_end(events[position:]))  # (another response's events)
+                break
             if one and (self._elsewhere or cls in _BY_CHOICE) and self._other_choice(event):
                 continue
             if self.holding:
@@ -305,7 +272,7 @@ class Encoder:
             self._on_block_stop(self.blocks[event.index], out)
 
     def _usage(self, event: UsageUpdate, out: list[bytes]) -> None:
-        usage = _counted(event.usage)
+        usage = counted(event.usage)
         self.usage = usage if self.usage is None else self.usage.overlay(usage)
         self._on_usage(usage, out)
 
@@ -321,6 +288,27 @@ class Encoder:
             self._asking.end(self, index, out)
         self._on_stop(event, out)
         self.finished = True
+
+    def _another(self, event: Any) -> bool:
+        """Whether a start opens another response now (as ``responses()`` splits them)."""
+        return bool(self.started and self.id and event.id and (event.id != self.id or self.blocks))
+
+    def _after_end(self, events: list[Event]) -> bytes:
+        """The responses after this one (which, if open, ends here cut, never merged): a
+        target that carries `several` writes each afresh; any other reports each `Dropped`
+        (``"response"``, its id as ``raw``)."""
+        out = [] if self.finished else [self.finish(IncompleteStreamError(
+            "another response started before this one's end"))]
+        for position, event in enumerate(events):
+            if event.__class__ is not MessageStart:
+                continue
+            if self.several:
+                type(self).__init__(self, self.dropped)  # (the next response, afresh)
+                out.append(self.encode(events[position:]))
+                break
+            self.drop("response", None, "another response on the same stream: one is "
+                      "written (split them with responses())", event.id)
+        return b"".join(out)
 
     def _other_choice(self, event: Event) -> bool:
         """Whether ``event`` belongs to another choice than 0 (for a one-choice target: it is

@@ -167,6 +167,11 @@ DROPPED: dict[str, dict[str, str]] = {
     },
 }
 
+for _target, _table in DROPPED.items():  # (the targets whose stream carries one response)
+    if _target not in ("anthropic", "openai-responses", "vercel-ui", "ag-ui"):
+        _table["response"] = ("each response after the first on the same stream (one is "
+                              "written: split them with responses() and write each)")
+
 #: target -> where its grammar holds something back (everything else goes out at once).
 WAITS: dict[str, str] = {
     "all": "the opening frame waits for the message-level metadata that follows the start "

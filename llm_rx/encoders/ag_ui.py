@@ -80,6 +80,7 @@ def _json(text: str) -> bool:
 
 class AgUIEncoder(UIEncoder):
     provider = "ag-ui"
+    several = True  # (its decoder reads one run after another)
     unit = "message"
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:

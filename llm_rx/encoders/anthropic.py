@@ -38,6 +38,7 @@ __all__ = ["AnthropicEncoder"]
 
 class AnthropicEncoder(Encoder):
     provider = "anthropic"
+    several = True  # (its decoder reads one message after another)
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)

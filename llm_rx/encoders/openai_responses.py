@@ -56,6 +56,7 @@ __all__ = ["OpenAIResponsesEncoder"]
 class OpenAIResponsesEncoder(ResponsesOutput):
     provider = "openai-responses"
     approvals = True
+    several = True  # (its decoder reads one response after another)
 
     # -- events --------------------------------------------------------------------------
 

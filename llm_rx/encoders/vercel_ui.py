@@ -98,6 +98,7 @@ def _chunk(payload: dict[str, Any]) -> bytes:
 
 class VercelUIEncoder(UIEncoder):
     provider = "vercel-ui"
+    several = True  # (its decoder reads one message after another)
 
     def __init__(self, dropped: list[Dropped] | None = None) -> None:
         super().__init__(dropped)

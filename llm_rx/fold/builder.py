@@ -326,8 +326,8 @@ class ResponseBuilder(Reading):
     def _message_start(self, event: MessageStart) -> None:
         """The first start; a later one fills in what it lacked, and its model (a fallback
         model's) served the rest of the reply; one that starts another response is an error."""
-        first = self._start.now
-        if first is not None and (error := another_response(first, self._stop.now, event)):
+        first, content = self._start.now, bool(self._blocks or self._opaques)
+        if first is not None and (error := another_response(first, self._stop.now, event, content)):
             raise error
         if first is None:
             self.provider = self.provider or event.provider

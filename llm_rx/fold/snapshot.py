@@ -34,12 +34,14 @@ def fold_error(error: Exception) -> LlmRxError:
 
 
 def another_response(first: MessageStart, stop: MessageStop | None,
-                     event: MessageStart) -> LlmRxError | None:
+                     event: MessageStart, content: bool = False) -> LlmRxError | None:
     """The error a fold of one response meets when ``event`` starts another one on the same
-    stream (after the first one's stop, or with another id): two replies are never merged
-    into one (`llm_rx.operators.responses` splits such a stream)."""
+    stream (after the first one's stop, with another id, or with the same id once the first
+    one had ``content``): two replies are never merged into one
+    (`llm_rx.operators.responses` splits such a stream)."""
     stopped = stop is not None
-    if not stopped and not (first.id and event.id and event.id != first.id):
+    again = bool(first.id and event.id and (event.id != first.id or content))
+    if not stopped and not again:
         return None
     return ProtocolError(
         "the stream holds another response after this one (a second start"

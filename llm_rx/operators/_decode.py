@@ -43,8 +43,9 @@ def decode(
     replies = bus.pipe(lxo.decode(), lxo.to_response(), ops.repeat())
     ```
 
-    Bytes after the end in the same chunk are not part of the reply and are not decoded (a
-    transport that pushes several replies cuts its chunks at their ends). A reply whose end
+    Bytes after the end in the same chunk are not part of the reply and are not given (a
+    transport that pushes several replies cuts its chunks at their ends; to read every reply
+    of one stream, decode it with a source and split it with ``responses()``). A reply whose end
     is known only at EOF (a host that sends no terminal frame) ends when the source completes;
     so does a non-stream body (one JSON object), read then as the reply it is, as every
     source reads it (the chunks mean what they mean to ``from_bytes``: one reading state
@@ -88,12 +89,16 @@ class _Decoded(EventSource):
         def emitted(events: list[Event]) -> None:
             if over:
                 return
+            if decoder.settled().several:  # (a read may hold the next response: not this one's)
+                stop = next((n for n, e in enumerate(events) if e.__class__ is MessageStop), -1)
+                events = events if stop < 0 else events[: stop + 1]
             emit(events)
             if events and events[-1].__class__ is MessageStop:  # (the last event of a reply)
                 finish(None)
 
         # The reads mean what they mean to every source: one state machine reads them.
-        body = BodyDecoding(self._decoder(), emitted, max_frame=self._max_frame)
+        decoder = self._decoder()
+        body = BodyDecoding(decoder, emitted, max_frame=self._max_frame)
 
         def fail(error: LlmRxError) -> None:
             body.failed(error)

@@ -9,9 +9,22 @@ from collections.abc import Callable
 from reactivex import Observable, abc
 from reactivex.subject import ReplaySubject
 
-from ..events import Event, MessageStart, MessageStop
+from ..events import (
+    ChoiceEnd,
+    Custom,
+    Dropped,
+    Event,
+    MessageStart,
+    MessageStop,
+    MetadataUpdate,
+    UsageUpdate,
+)
 
 __all__ = ["responses"]
+
+# What is no content of a response (a start said again after these is the same response)
+_NO_CONTENT: frozenset[type[object]] = frozenset(
+    {MessageStart, MessageStop, MetadataUpdate, UsageUpdate, ChoiceEnd, Custom, Dropped})
 
 
 class _Split:
@@ -24,18 +37,22 @@ class _Split:
         self.observer = observer
         self.current: ReplaySubject[Event] | None = None
         self.start: MessageStart | None = None  # the open response's start
-        self.seen = False  # anything besides its start arrived
+        self.seen = False  # content arrived (a block, a delta, an opaque frame)
         self.ended = False  # its MessageStop arrived
 
     def new(self, event: MessageStart) -> bool:
-        """Whether ``event`` begins another response: after the open one ended, after it
-        carried anything, or with another id (the same start said again before any content,
-        the same id, is the same response)."""
+        """Whether ``event`` begins another response: after the open one ended, with another
+        id, or with the same id once the open one carried anything (the same start said
+        again before any content is the same response; a start without an id, or one that
+        gives the id the open one lacked, fills in what it lacked: a fallback model, a
+        resumed stream's late id)."""
         if self.current is None or self.start is None:
             return self.current is None
-        if self.ended or self.seen:
+        if self.ended:
             return True
-        return event.id is not None and self.start.id is not None and event.id != self.start.id
+        if event.id is None or self.start.id is None:
+            return False
+        return event.id != self.start.id or self.seen
 
     def on_next(self, event: Event) -> None:
         if isinstance(event, MessageStart) and self.new(event):
@@ -47,16 +64,18 @@ class _Split:
         elif self.current is None:  # (a stream whose first start was not seen)
             self.current = ReplaySubject()
             self.observer.on_next(self.current)
-            self.seen = True
+            self.seen = event.__class__ not in _NO_CONTENT
         elif isinstance(event, MessageStop):
             self.ended = True
-        elif not isinstance(event, MessageStart):
+        elif event.__class__ not in _NO_CONTENT:
             self.seen = True
         self.current.on_next(event)
 
     def on_error(self, error: Exception) -> None:
-        if self.current is not None:
+        if self.current is not None and not self.ended:
             self.current.on_error(error)
+        elif self.current is not None:  # (an error between two responses is neither's)
+            self.current.on_completed()
         self.observer.on_error(error)
 
     def on_completed(self) -> None:
@@ -75,11 +94,14 @@ def responses() -> Callable[[Observable[Event]], Observable[Observable[Event]]]:
     ```
 
     A `MessageStart` begins a new response after the open one's `MessageStop`, or while it
-    is open once it carried anything (then the open one ends there, without its stop: it is
-    not complete), or with another id; the same start said again with the same id before any
-    content is the same response. Each inner observable replays what it holds to a late
-    subscriber and ends where its response ends; an error ends the open one and the outer
-    one. Fold each with `to_response()`, or use [`to_responses()`][llm_rx.operators.to_responses].
+    is open with another id, or with the same id once the open one carried anything (then
+    the open one ends there, without its stop: it is not complete); the same start said
+    again with the same id before any content is the same response, and a start without an
+    id (or giving the id the open one lacked) fills in what the open one lacked. Each inner
+    observable replays what it holds to a late subscriber and ends where its response ends;
+    an error ends the open one and the outer one (an error that comes after a response's
+    stop, before the next one starts, ends only the outer one: it is no response's). Fold
+    each with `to_response()`, or use [`to_responses()`][llm_rx.operators.to_responses].
 
     Returns:
         An operator for ``.pipe()``.

@@ -9,7 +9,7 @@ import reactivex
 from reactivex import Observable, abc
 from reactivex import operators as ops
 
-from ..events import Event
+from ..events import Event, MessageStart, MessageStop
 from ..response import Response
 from ._responses import responses
 from ._to_response import to_response
@@ -27,8 +27,9 @@ def to_responses() -> Callable[[Observable[Event]], Observable[list[Response]]]:
     result:    -------------[R1, R2]|    (R2: complete=False, its error set)
     ```
 
-    An error after a response opened ends that response (its ``Response`` says it, as
-    `to_response()`'s does); an error before any is passed on as ``on_error``.
+    An error while a response is open ends that response (its ``Response`` says it, as
+    `to_response()`'s does); an error before any, or between two (after one's stop, before
+    the next one's start), is passed on as ``on_error``.
 
     Returns:
         An operator for ``.pipe()``: one list, when the stream ends.
@@ -36,17 +37,25 @@ def to_responses() -> Callable[[Observable[Event]], Observable[list[Response]]]:
 
     def operator(source: Observable[Event]) -> Observable[list[Response]]:
         def per_subscription(_scheduler: abc.SchedulerBase | None) -> Observable[list[Response]]:
-            opened: list[bool] = []  # (state per subscription: whether a response opened)
+            # (state per subscription, as responses() splits: once an event came, whether
+            # a response is open; an error then is that response's)
+            state: list[bool] = []
+
+            def track(event: Event) -> None:
+                if isinstance(event, MessageStop):
+                    state[:] = [False]
+                elif not state or isinstance(event, MessageStart):
+                    state[:] = [True]
 
             def caught(error: Exception, _: Any) -> Observable[Observable[Event]]:
                 # (the open response carries the error into its Response already)
-                return reactivex.empty() if opened else reactivex.throw(error)
+                return reactivex.empty() if state and state[0] else reactivex.throw(error)
 
             def each(response: Observable[Event]) -> Observable[Response]:
                 return response.pipe(to_response())
 
-            return source.pipe(responses(), ops.do_action(lambda _: opened.append(True)),
-                               ops.catch(caught), ops.concat_map(each), ops.to_list())
+            return source.pipe(ops.do_action(track), responses(), ops.catch(caught),
+                               ops.concat_map(each), ops.to_list())
 
         return reactivex.defer(per_subscription)
 

@@ -101,8 +101,12 @@ def reassemble_with(
         decode_all(decoder, chunks, emit, fold=fold, max_frame=max_frame)
         fed()
     except LlmRxError as error:  # (a failing byte source arrives as one too)
-        fed()
+        ended = error
+        try:
+            fed()
+        except LlmRxError as folded:  # (the events before the error started another
+            ended = folded  # response: this one ended there)
         if not builder.started:
-            raise
-        return builder.build(error)
+            raise  # (nothing folded: nothing started another response)
+        return builder.build(ended)
     return builder.build()

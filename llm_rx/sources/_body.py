@@ -104,7 +104,7 @@ def body_too_large(limit: int, head: bytes) -> FrameTooLargeError:
 
 
 def _unforeseen(decoder: Decoder, error: Exception, chunk: bytes | None) -> LlmRxError:
-    decoder.finished = True
+    decoder.finished = decoder.failed = True
     return shape_error(error, chunk)
 
 

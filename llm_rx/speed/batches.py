@@ -99,6 +99,7 @@ class TemplateFrames(Runs):
 
         def _data(self, data: bytes, out: list[Event]) -> None: ...
         def _event(self, event: SSEEvent, out: list[Event]) -> None: ...
+        def _each(self, frames: list[Any], out: list[Event], *handlers: Any) -> None: ...
 
     def decode(self, chunk: bytes) -> list[Event]:
         """The decoder's ``decode``, but a read that is one whole frame of the latest
@@ -350,6 +351,9 @@ class TemplateFrames(Runs):
         frame: Any = None
         try:
             for position in range(start, count):
+                if self.finished:  # (after the end: the plain decoder's to read: ``_ended``)
+                    self._each(frames[position:], out, self._data, self._event)
+                    return count
                 frame = frames[position]
                 if frame.__class__ is bytes:
                     if templates:
@@ -385,9 +389,6 @@ class TemplateFrames(Runs):
                         self._data(frame, out)
                 else:
                     self._event(frame, out)
-                if self.finished:
-                    self.ignored_frames += count - position - 1
-                    return count
                 templates = self._templates
                 if early and self._learned != learned and count - position > BATCH:
                     return position + 1

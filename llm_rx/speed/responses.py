@@ -270,8 +270,8 @@ class ResponsesShortcuts(Runs, OpenAIResponsesDecoder):
                     out.append(event)
                     continue
             self._each(frames[position : position + 1], out, self._data, self._event)
-            if self.finished:
-                self.ignored_frames += count - position - 1
+            if self.finished:  # (what follows the end: the plain decoder's to read)
+                self._each(frames[position + 1 :], out, self._data, self._event)
                 return count
             if self._pattern is not pattern:
                 pattern = self._pattern

@@ -26,7 +26,18 @@ class Runs:
 
     # (set by the decoder)
     finished: bool
+    failed: bool
+    several: bool
     ignored_frames: int
+
+    def _ended(self, left: int) -> bool:
+        """After the decoder's end, with ``left`` frames of the read still to go: whether
+        they are ignored (then counted), or may start another response (a wire that
+        carries several: the caller hands them to the plain decoder)."""
+        if not self.finished or (self.several and not self.failed):
+            return False
+        self.ignored_frames += left
+        return True
 
     def _in_runs(
         self,
@@ -82,10 +93,9 @@ class Runs:
                 return position
             others(position, end)
             position = end
-            if self.finished:
-                self.ignored_frames += count - position
+            if self._ended(count - position):
                 return count
-            if not holds():
+            if self.finished or not holds():
                 return position
         return count
 
@@ -100,8 +110,7 @@ class Runs:
         if count <= BATCH_SLICE:
             return False
         for start in range(0, count, BATCH_SLICE):
-            if self.finished:
-                self.ignored_frames += count - start
+            if self._ended(count - start):
                 break
             handle(frames[start : start + BATCH_SLICE], out)
         return True

@@ -12,7 +12,8 @@ from ._boundary import count_of
 from ._checks import optional_string
 
 __all__ = [
-    "CLIENT_ITEMS", "DELTAS", "INCOMPLETE", "ITEM_CONTENT", "ITEM_STREAMS", "MODELLED", "PARTS",
+    "CLIENT_ITEMS", "DELTAS", "INCOMPLETE", "ITEM_CONTENT", "ITEM_STREAMS", "MODELLED", "NEXT",
+    "PARTS",
     "SNAPSHOT_FIELDS", "TEXT", "TOOL_ITEMS", "Item", "Part", "Spec", "call_fields",
     "error_message", "pending_block", "usage_from_responses",
 ]
@@ -29,7 +30,11 @@ CLIENT_ITEMS = frozenset(  # items the client acts on: the stop is tool_use
      "apply_patch_call", "mcp_approval_request"}
 )
 INCOMPLETE: dict[str, StopReason] = {"max_output_tokens": "max_tokens",
-                                      "content_filter": "content_filter"}
+                                      "content_filter": "content_filter",
+                                      "steered": "interrupted"}
+# After a terminal event, the events that begin the next response on the same stream (an
+# ``error``: the next request refused, WebSocket mode's ``WebSocketErrorEvent``).
+NEXT = frozenset({"response.created", "response.queued", "response.in_progress", "error"})
 # Text parts: event prefix -> (item type, channel, the frame's part number key, block kind,
 # part type). Each has a ``.delta`` and a ``.done`` (the text whole) event.
 Spec = tuple[str, str, str, BlockKind, str]

@@ -15,6 +15,7 @@ from ..events import (
     CitationDelta,
     Event,
     LogprobsDelta,
+    SignatureDelta,
     TextDelta,
     ToolArgsDelta,
 )
@@ -275,3 +276,24 @@ class PartFrames:
         if item is None or item.pending is None or not isinstance(value, str):
             return
         item.streams.setdefault(path, []).append(value)  # (joined once: ``as_it_stands``)
+
+    def _reasoning_done(self, item: Item, body: dict[str, Any], out: list[Event],
+                        raw: bytes) -> None:
+        for channel in ("summary", "content"):
+            parts = body.get(channel) or ()
+            for key, part in zip(self._numbered(item, channel, len(parts)), parts, strict=True):
+                if isinstance(part, dict):
+                    self._part_whole(item, key, part, out, close=False, raw=raw)
+        signature = body.get("encrypted_content")
+        if not item.parts:  # no text at all: one block for the item
+            kind: BlockKind = "redacted_thinking" if signature else "thinking"
+            self._open(item, ("item", 0), kind, out)
+        if isinstance(signature, str) and signature:
+            first = min(part.index for part in item.parts.values())
+            out.append(SignatureDelta(first, signature))
+
+    def _close_all(self, item: Item, out: list[Event]) -> None:
+        for part in item.parts.values():
+            if part.open:
+                part.open = False
+                out.append(BlockStop(part.index))

@@ -33,7 +33,10 @@ interrupt verbatim as ``raw``; any other interrupt is an ``opaque`` block ``inte
 ``cancelled`` outcome is a
 cancellation (`CancelledStreamError`). ``RUN_ERROR`` is the provider's error (its
 ``message`` and ``code``). EOF before ``RUN_FINISHED`` is a truncation: a cut run is never
-complete.
+complete. A ``RUN_STARTED`` after ``RUN_FINISHED`` is the next run on the same connection
+(an agent's next turn, the run that resumes an interrupted one): the next reply, read
+afresh; steps (``STEP_STARTED`` / ``STEP_FINISHED``) and several messages inside a run are
+one reply.
 """
 
 from __future__ import annotations
@@ -87,9 +90,14 @@ class AgUIDecoder(SSEPayloadDecoder):
 
     provider = "ag-ui"
     payload_names_kind = True
+    several = True  # (an agent's runs one after another on one connection)
+    next_types = frozenset({"RUN_STARTED"})
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__(max_frame)
+        self._fresh()
+
+    def _fresh(self) -> None:
         self._parts = Parts()
         self._chunk: dict[str, str] = {}  # "text"/"reasoning"/"tool" -> the latest chunk id
         self._spans: dict[str, str | None] = {}  # open reasoning span -> its message, if any

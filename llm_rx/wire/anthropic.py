@@ -10,13 +10,16 @@ Lenient where the meaning is clear: a delta before ``message_start`` opens the m
 the block; a repeated ``message_start`` for the same message before any content is ignored.
 A frame whose ``type`` is missing or empty is passed through as an opaque ``unknown`` item
 (its SSE event name is not read: only ``error`` is).
-Strict where it is not: a delta for a block that already ended, or a second message id while
-one is open, is a :class:`ProtocolError`. The terminal frame is ``message_stop``; a stream that
-ends without it (even after ``message_delta``) is truncated. A stream that ends properly but
-never had its ``message_start`` (the tail of a file, a late subscriber to a live bus) is not
-the whole reply: what arrived is kept, then a :class:`ProtocolError` says the start was not
-seen (a start that comes late, after a first delta, is fine). Frames after ``message_stop``
-(several replies in one body) are not part of this reply and are ignored.
+Strict where it is not: a delta for a block that already ended is a :class:`ProtocolError`.
+The terminal frame is ``message_stop``; a stream that ends without it (even after
+``message_delta``) is truncated. A stream that ends properly but never had its
+``message_start`` (the tail of a file, a late subscriber to a live bus) is not the whole
+reply: what arrived is kept, then a :class:`ProtocolError` says the start was not seen (a
+start that comes late, after a first delta, is fine). Several messages on one stream: a
+``message_start`` after ``message_stop`` starts the next message, decoded afresh (any other
+frame there is ignored); one with another id, or the same id after content, while a message
+is open starts the next one there, the open one not complete (its open blocks never end);
+one without an id then is a :class:`ProtocolError`.
 
 A ``fallback`` block (the server moved to another model) stays an opaque block with both
 models; its ``to`` model is the reply's from there on (a second ``MessageStart``), as the
@@ -54,6 +57,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason
+from ._anthropic_opaque import OpaqueBlock, opaque_delta, opaque_start
 from ._anthropic_tables import (
     MESSAGE_DELTA_FIELDS,
     MESSAGE_FIELDS,
@@ -82,25 +86,16 @@ _FAST_DELTAS: dict[Any, tuple[type[Any], str]] = {
     "input_json_delta": (ToolArgsDelta, "partial_json"),
 }
 
-# A server-tool (opaque) block being streamed: its index, the start's block, the
-# ``input_json_delta`` fragments and each string field's deltas (all joined once, at its end).
-_OpaqueBlock = tuple[int, dict[str, Any], list[str], dict[str, list[str]]]
-
-
 class AnthropicDecoder(SSEPayloadDecoder):
     """Anthropic Messages (`stream: true`): SSE events, one JSON payload each."""
 
     provider = "anthropic"
+    several = True  # (a second message_start: the next message)
+    next_types = frozenset({"message_start"})
 
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
-        self._id: str | None = None
-        self._had_start = False  # a message_start frame arrived (not only a lenient start)
-        self._blocks: dict[int, int] = {}  # wire index -> block index, while open
-        self._closed: set[int] = set()  # wire indexes that ended
-        self._next_block = 0
-        self._opaque: dict[int, _OpaqueBlock] = {}
-        self._stop: tuple[StopReason, Any, str | None] | None = None
+        self._fresh()
         self._handlers = {
             "content_block_delta": self._block_delta,
             "content_block_start": self._block_start,
@@ -111,6 +106,16 @@ class AnthropicDecoder(SSEPayloadDecoder):
             "ping": self._ping,
             "error": self._error,
         }
+
+    def _fresh(self) -> None:
+        """The state of one message, at its start."""
+        self._id: str | None = None
+        self._had_start = False  # a message_start frame arrived (not only a lenient start)
+        self._blocks: dict[int, int] = {}  # wire index -> block index, while open
+        self._closed: set[int] = set()  # wire indexes that ended
+        self._next_block = 0
+        self._opaque: dict[int, OpaqueBlock] = {}
+        self._stop: tuple[StopReason, Any, str | None] | None = None
 
     payload_names_kind = True  # every payload has its "type" (only ``error`` needs the name)
 
@@ -195,7 +200,11 @@ class AnthropicDecoder(SSEPayloadDecoder):
         elif self._had_start:
             if message_id == self._id and self._next_block == 0:
                 return  # the same message_start again, before any content: harmless
-            raise ProtocolError("message_start while a message is open", raw)
+            if not isinstance(message_id, str) or not message_id:
+                raise ProtocolError("message_start without an id while a message is open", raw)
+            self._emit_pending_opaque(out)  # (the open message ends here, not complete)
+            self._fresh()
+            self._start(out, message.get("model"), message_id)
         else:  # the message opened leniently on an early frame: this fills in what it lacked
             model = message.get("model")
             out.append(MessageStart(
@@ -317,7 +326,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
         kind = delta.get("type")
         opaque = self._opaque.get(wire) if isinstance(wire, int) else None
         if opaque is not None:
-            self._opaque_delta(opaque, delta)
+            opaque_delta(opaque, delta)
             return
         index = self._blocks.get(wire) if isinstance(wire, int) else None
         if index is None:  # a delta before its block started: open one of the delta's kind
@@ -350,7 +359,7 @@ class AnthropicDecoder(SSEPayloadDecoder):
         opaque = self._opaque.pop(wire, None)
         if opaque is not None:
             self._blocks.pop(wire, None)
-            out.append(self._opaque_start(opaque))
+            out.append(opaque_start(opaque))
             out.append(BlockStop(opaque[0]))
             return
         index = self._blocks.pop(wire, None)
@@ -358,36 +367,12 @@ class AnthropicDecoder(SSEPayloadDecoder):
             raise ProtocolError(f"content_block_stop for block {wire}, which never started", raw)
         out.append(BlockStop(index))
 
-    @staticmethod
-    def _opaque_delta(opaque: _OpaqueBlock, delta: dict[str, Any]) -> None:
-        _, _, fragments, texts = opaque
-        if delta.get("type") == "input_json_delta":
-            fragments.append(string(delta.get("partial_json", ""), "partial_json"))
-            return
-        for key, value in delta.items():
-            if key != "type" and isinstance(value, str):
-                texts.setdefault(key, []).append(value)  # (joined once, at the end)
-
-    @staticmethod
-    def _opaque_start(opaque: _OpaqueBlock) -> BlockStart:
-        index, block, fragments, texts = opaque
-        for key, parts in texts.items():  # a string field's deltas append to the start's
-            previous = block.get(key)
-            block[key] = (previous if isinstance(previous, str) else "") + "".join(parts)
-        joined = "".join(fragments)
-        if joined:  # (an empty fragment leaves the start's input as it was)
-            try:
-                block["input"] = orjson.loads(joined)
-            except orjson.JSONDecodeError:
-                block["input"] = joined
-        return BlockStart(index, "opaque", raw=block, name=str(block.get("type")))
-
     def _emit_pending_opaque(self, out: list[Event], *, close: bool = False) -> None:
         """Emit the server-tool blocks still open; ``close`` them when the message ended
         (a cut stream leaves them open: they never ended)."""
         for wire in list(self._opaque):
             opaque = self._opaque.pop(wire)
             self._blocks.pop(wire, None)
-            out.append(self._opaque_start(opaque))
+            out.append(opaque_start(opaque))
             if close:
                 out.append(BlockStop(opaque[0]))

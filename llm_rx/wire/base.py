@@ -4,7 +4,10 @@ A decoder turns bytes into events: ``decode(chunk) -> list[Event]`` and ``flush(
 at EOF. When a frame is bad, the error raised carries, in ``events``, everything decoded from
 the same chunk before it (the sources emit those first, then ``on_error``), so nothing that
 arrived is lost. After an error, or after the provider's terminal frame, the decoder is
-finished: it emits nothing more (frames after the end are counted in ``ignored_frames``).
+finished: it emits nothing more (frames after the end are counted in ``ignored_frames``),
+except on a wire that carries several responses one after another (`Decoder.several`):
+there, after a terminal frame (never after an error), a frame that starts a response
+begins the next one, decoded afresh (``MessageStart`` ... its own terminal).
 
 A reply that ends (EOF) before its terminal frame raises :class:`IncompleteStreamError` from
 ``flush()``; a last frame cut in half at EOF is a truncation too, never a wire-format error.
@@ -64,10 +67,14 @@ class Decoder(ABC):
     """
 
     provider: ClassVar[str]
+    #: Whether a stream of this wire may carry another response after a terminal frame
+    #: (then `_next_response` says which frame starts it).
+    several: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.started = False  # MessageStart emitted
         self.finished = False  # terminal event emitted or error raised
+        self.failed = False  # an error raised: nothing more, whatever the wire
         self.ignored_frames = 0
         self._at_eof = False  # flushing: a frame cut short is a truncation, not bad input
 
@@ -145,7 +152,7 @@ class Decoder(ABC):
         events. A framing error raised with the frames completed before it (``frames``)
         comes after those frames' events; any error finishes the decoder."""
         out: list[Event] = []
-        if self.finished:
+        if self.finished and (self.failed or not self.several):
             return out
         try:
             framing: WireFormatError | None = None
@@ -176,7 +183,7 @@ class Decoder(ABC):
         frame: Any = None
         try:
             for frame in frames:
-                if self.finished:
+                if self.finished and not self._next_response(frame):
                     self.ignored_frames += 1
                 elif other is None or frame.__class__ is bytes:
                     one(frame, out)
@@ -186,6 +193,12 @@ class Decoder(ABC):
             raise
         except Exception as error:  # the boundary: any failure is the frame's
             raise shape_error(error, frame) from error
+
+    def _next_response(self, frame: Any) -> bool:
+        """After the terminal frame: whether ``frame`` starts another response on the same
+        stream, the decoder then made ready to decode it (its state of the last response
+        gone, ``started`` and ``finished`` false). A wire with one response a stream: never."""
+        return False
 
     def _at_end(self, last: Callable[[list[Event]], None]) -> list[Event]:
         """One ``flush`` step: ``last`` decodes the frames left at EOF (a frame cut short is
@@ -211,7 +224,7 @@ class Decoder(ABC):
         """Finish with ``error``; ``start`` opens the message first if nothing did yet."""
         if start and not self.started:
             self._start(out)
-        self.finished = True
+        self.finished = self.failed = True
         return attach_events(error, out)
 
 
@@ -239,6 +252,26 @@ class SSEPayloadDecoder(Decoder):
             return False
         self._sse.reconnected()
         return True
+
+    #: On a wire that carries several responses (`Decoder.several`): the payload ``type``
+    #: values that start the next response after a terminal frame.
+    next_types: ClassVar[frozenset[str]] = frozenset()
+
+    def _next_response(self, frame: Any) -> bool:
+        if not self.several or self.failed:
+            return False
+        try:
+            kind = orjson.loads(frame if frame.__class__ is bytes else frame.data).get("type")
+        except (orjson.JSONDecodeError, AttributeError):
+            return False  # (a sentinel after the end, ``[DONE]``: ignored as ever)
+        if not isinstance(kind, str) or kind not in self.next_types:
+            return False
+        self._fresh()
+        self.started = self.finished = False
+        return True
+
+    def _fresh(self) -> None:
+        """The state of one response, at its start (for a wire that carries several)."""
 
     def decode_payload(self, data: bytes, event: str = "message") -> list[Event]:
         """Decode one event framed elsewhere (a WebSocket message, an event another client

@@ -60,10 +60,15 @@ arrived, ``refusal`` after a refusal, else ``end_turn``). ``response.incomplete`
 provider ending the reply normally but early: complete, with ``stop_reason`` from
 ``incomplete_details.reason`` (``max_output_tokens`` -> ``max_tokens``, ``content_filter``),
 that reason as ``stop_details``, and all the content (PITFALLS 23: not a crash, not a
-success). ``response.failed`` and an ``error`` event are in-band provider errors: what arrived
-is kept, then :class:`ProviderError`. Usage is read from those terminal responses only, never
+success); ``steered`` (the reply cut short by the client's next input) is ``interrupted``.
+``response.failed`` and an ``error`` event are in-band provider errors: what arrived is
+kept, then :class:`ProviderError`. Usage is read from those terminal responses only, never
 from ``response.created``/``in_progress`` (PITFALLS 6). EOF before a terminal event is a
-truncation.
+truncation. After a terminal event (never after an error) a ``response.created``
+(``queued``, ``in_progress``) starts the next response on the stream (WebSocket mode),
+decoded afresh, and an ``error`` is the next request refused; any other frame there
+(OpenRouter's ``[DONE]``) is ignored. A ``response.created`` of another id while a response
+is open starts the next one there, the open one not complete.
 
 The start is ``response.created`` (``response.queued`` or ``response.in_progress`` for a
 background reply). A stream without one is a tail: a late subscriber's, or a stream resumed
@@ -83,14 +88,11 @@ import orjson
 
 from ..errors import IncompleteStreamError, LlmRxError, ProtocolError
 from ..events import (
-    BlockKind,
-    BlockStop,
     Event,
     MessageStart,
     MessageStop,
     MetadataUpdate,
     Opaque,
-    SignatureDelta,
     UsageUpdate,
 )
 from ..response import StopReason
@@ -99,6 +101,7 @@ from ._responses_items import (
     CLIENT_ITEMS,
     INCOMPLETE,
     ITEM_STREAMS,
+    NEXT,
     PARTS,
     SNAPSHOT_FIELDS,
     TOOL_ITEMS,
@@ -125,18 +128,12 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
 
     provider = "openai-responses"
 
+    several = True  # (WebSocket mode: one response after another on a socket)
+    next_types = NEXT
+
     def __init__(self, max_frame: int = 16 * 1024 * 1024) -> None:
         super().__init__(max_frame)
-        self._items: dict[Any, Item] = {}
-        self._hot: dict[tuple[Any, str, Any], Part] = {}  # (output, channel, number) -> part
-        self._next_block = 0
-        self._snapshot: dict[str, Any] = {}
-        self._model: str | None = None
-        self._id: str | None = None
-        self._client_items = False
-        self._refusal = False
-        self._lost: ProtocolError | None = None
-        self._had_start = False  # response.created (or queued / in_progress) arrived
+        self._fresh()
         self._handlers = {
             "response.output_text.delta": self._text_delta,
             "response.function_call_arguments.delta": self._args_delta,
@@ -161,6 +158,19 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
         for prefix in PARTS:
             self._handlers.setdefault(prefix + ".delta", self._delta)
             self._handlers[prefix + ".done"] = self._text_done
+
+    def _fresh(self) -> None:
+        """The state of one response, at its start."""
+        self._items: dict[Any, Item] = {}
+        self._hot: dict[tuple[Any, str, Any], Part] = {}  # (output, channel, number) -> part
+        self._next_block = 0
+        self._snapshot: dict[str, Any] = {}
+        self._model: str | None = None
+        self._id: str | None = None
+        self._client_items = False
+        self._refusal = False
+        self._lost: ProtocolError | None = None
+        self._had_start = False  # response.created (or queued / in_progress) arrived
 
     # -- frames ----------------------------------------------------------------------------
 
@@ -216,9 +226,18 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
 
     def _snapshot_event(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         """``response.created``/``in_progress``/``queued``: metadata only (a usage there is
-        not the reply's: PITFALLS 6). Each is the reply's start: its head arrived."""
-        self._had_start = True
+        not the reply's: PITFALLS 6). Each is the reply's start: its head arrived; a
+        ``response.created`` of another response while this one is open starts that one."""
         response = frame.get("response")
+        new_id = response.get("id") if isinstance(response, dict) else None
+        if (self._had_start and frame.get("type") == "response.created" and self._id
+                and isinstance(new_id, str) and new_id and new_id != self._id):
+            self._emit_pending(out, stop=False)  # (this one ends here, not complete)
+            for part in [p for item in self._items.values() for p in item.parts.values()]:
+                part.open = False  # (its blocks never end: nothing more is read into them)
+            self._fresh()
+            self._begin(frame, out)
+        self._had_start = True
         if isinstance(response, dict):
             self._metadata(response, out)
 
@@ -357,27 +376,6 @@ class OpenAIResponsesDecoder(PartFrames, SSEPayloadDecoder):
             item.pending = None
             out += pending_block(self._reserve(item), kind, body, item.id, stop=True)
         self._close_all(item, out)
-
-    def _reasoning_done(self, item: Item, body: dict[str, Any], out: list[Event],
-                        raw: bytes) -> None:
-        for channel in ("summary", "content"):
-            parts = body.get(channel) or ()
-            for key, part in zip(self._numbered(item, channel, len(parts)), parts, strict=True):
-                if isinstance(part, dict):
-                    self._part_whole(item, key, part, out, close=False, raw=raw)
-        signature = body.get("encrypted_content")
-        if not item.parts:  # no text at all: one block for the item
-            kind: BlockKind = "redacted_thinking" if signature else "thinking"
-            self._open(item, ("item", 0), kind, out)
-        if isinstance(signature, str) and signature:
-            first = min(part.index for part in item.parts.values())
-            out.append(SignatureDelta(first, signature))
-
-    def _close_all(self, item: Item, out: list[Event]) -> None:
-        for part in item.parts.values():
-            if part.open:
-                part.open = False
-                out.append(BlockStop(part.index))
 
     def _emit_pending(self, out: list[Event], *, stop: bool) -> None:
         """Opaque items that never got their ``.done``, as they stood."""

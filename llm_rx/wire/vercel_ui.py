@@ -37,7 +37,9 @@ else the ``finishReason`` read back by the AI SDK's table (``stop`` ``end_turn``
 for the user); the finish reason is kept as the stop's native value. ``data: [DONE]``
 after it changes nothing. An ``error`` chunk is the provider's error (its ``errorText``),
 ``abort`` a cancellation (`CancelledStreamError`). EOF (or ``[DONE]``) before ``finish`` is
-a truncation: a cut stream is never complete.
+a truncation: a cut stream is never complete. A ``start`` after ``finish`` is the next UI
+message on the same stream: the next reply, read afresh (``start-step`` / ``finish-step``
+inside a message are steps of one reply).
 """
 
 from __future__ import annotations
@@ -105,9 +107,14 @@ class VercelUIDecoder(SSEPayloadDecoder):
 
     provider = "vercel-ui"
     payload_names_kind = True
+    several = True  # (one UI message after another on one stream)
+    next_types = frozenset({"start"})
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__(max_frame)
+        self._fresh()
+
+    def _fresh(self) -> None:
         self._parts = Parts()
         self._args: set[str] = set()  # calls whose arguments came as fragments
         self._held: str | None = None  # a reasoning part started, not opened yet

@@ -32,7 +32,7 @@ from llm_rx.events import (
     UsageUpdate,
 )
 from llm_rx.response import Usage
-from tests.captures import CAPTURES, Capture
+from tests.captures import CAPTURES, ONE_REPLY, Capture
 from tests.open_responses import (
     OPENAI_NAMES,
     body_errors,
@@ -97,7 +97,7 @@ def _complete(cap: Capture) -> bool:
 
 
 CHECKED = [cap for cap in CAPTURES if cap.name not in DEPARTURES]
-FOREIGN = [cap for cap in CAPTURES if cap.provider != "openai-responses"]
+FOREIGN = [cap for cap in ONE_REPLY if cap.provider != "openai-responses"]
 
 
 @pytest.mark.parametrize("cap", CHECKED, ids=lambda cap: cap.name)

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import llm_rx
 from llm_rx import Dropped, Response, ThinkingBlock
 from llm_rx.encoders import ENCODERS, UI_TARGETS
-from tests.captures import CAPTURES, Capture
-from tests.helpers import split_at
+from tests.captures import ONE_REPLY, Capture
+from tests.helpers import first_reply, split_at
 
 from .oracles import ORACLES
 
@@ -24,13 +24,13 @@ EVERY = sorted(ENCODERS)
 
 def _decodes(capture: Capture) -> bool:
     try:
-        llm_rx.reassemble(capture.data, capture.provider)
+        first_reply(capture.data, capture.provider)
     except llm_rx.LlmRxError:
         return False  # (a body that is no reply at all: Ollama pull progress)
     return True
 
 
-STREAMS = [capture for capture in CAPTURES if _decodes(capture)]
+STREAMS = [capture for capture in ONE_REPLY if _decodes(capture)]
 _IDS = [capture.name for capture in STREAMS]
 
 
@@ -54,7 +54,7 @@ OWN = [capture for capture in STREAMS if capture.provider in ENCODERS]
 
 @pytest.mark.parametrize("cap", OWN, ids=[capture.name for capture in OWN])
 def test_translate_same_provider_round_trip_is_faithful(cap: Capture) -> None:
-    original = llm_rx.reassemble(cap.data, cap.provider)
+    original = first_reply(cap.data, cap.provider)
     translated = llm_rx.translate(cap.data, cap.provider, cap.provider)
     again = llm_rx.reassemble(translated, cap.provider)
     if cap.provider == "anthropic" and original.usage.native is None:  # (a tail: no start)
@@ -72,7 +72,7 @@ def test_translate_gemini_json_array_form_round_trip_is_faithful(cap: Capture) -
     assert translated.startswith(b"[")
     again = llm_rx.reassemble(translated, "gemini")
     assert again.model_dump(mode="json") == (
-        llm_rx.reassemble(cap.data, cap.provider).model_dump(mode="json"))
+        first_reply(cap.data, cap.provider).model_dump(mode="json"))
 
 
 # What a target's stop values cannot tell apart (by the STOP table): canonical -> as read back.
@@ -128,7 +128,7 @@ CROSS = [(cap, target) for cap in STREAMS for target in TARGETS
 def test_translate_across_providers_keeps_what_the_target_carries(
     cap: Capture, target: str
 ) -> None:
-    original = llm_rx.reassemble(cap.data, cap.provider)
+    original = first_reply(cap.data, cap.provider)
     dropped: list[Dropped] = []
     translated = llm_rx.translate(cap.data, target, cap.provider, on_dropped=dropped.append)
     again = llm_rx.reassemble(translated, provider_of(target))
@@ -164,7 +164,7 @@ def _object(arguments: Any, raw: str, target: str, *, sdk: bool = False) -> Any:
 def test_translate_across_providers_usage_only_where_reported(
     cap: Capture, target: str
 ) -> None:
-    reply = llm_rx.reassemble(cap.data, cap.provider)
+    reply = first_reply(cap.data, cap.provider)
     original = required_counts(reply.usage, target)
     again = llm_rx.reassemble(
         llm_rx.translate(cap.data, target, cap.provider), provider_of(target)).usage
@@ -184,7 +184,7 @@ def test_translate_across_providers_usage_only_where_reported(
 
 
 SDK_CASES = [(cap, target) for cap in STREAMS for target in TARGETS
-             if llm_rx.reassemble(cap.data, cap.provider).complete]
+             if first_reply(cap.data, cap.provider).complete]
 
 
 def _sdk_reads_original(cap: Capture, target: str) -> bool:
@@ -201,7 +201,7 @@ def _sdk_reads_original(cap: Capture, target: str) -> bool:
 def test_translate_is_read_by_the_targets_sdk(cap: Capture, target: str) -> None:
     if provider_of(target) == cap.provider and not _sdk_reads_original(cap, target):
         pytest.skip("the SDK rejects this recorded stream itself (PITFALLS 28)")
-    original = llm_rx.reassemble(cap.data, cap.provider)
+    original = first_reply(cap.data, cap.provider)
     read = ORACLES[target](llm_rx.translate(cap.data, target, cap.provider))
     refusal = "".join(b.text for b in original.content if b.type == "refusal")
     as_text = provider_of(target) not in ("openai-chat", "openai-responses")

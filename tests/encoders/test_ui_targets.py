@@ -19,19 +19,20 @@ from llm_rx import Response, ThinkingBlock
 from llm_rx import operators as lxo
 from llm_rx.events import Event
 from llm_rx.wire.citations import citations
-from tests.captures import CAPTURES, Capture, capture
+from tests.captures import ONE_REPLY, Capture, capture
+from tests.helpers import first_reply
 from tests.streams import DONE, chat_chunk, sse
 from tests.ui_judges import ag_ui_events, ag_ui_report, read_ui_streams
 
 
 def _reply(cap: Capture) -> Response | None:
     try:
-        return llm_rx.reassemble(cap.data, cap.provider)
+        return first_reply(cap.data, cap.provider)
     except llm_rx.LlmRxError:
         return None  # (a body that is no reply at all)
 
 
-STREAMS = [cap for cap in CAPTURES if _reply(cap) is not None]
+STREAMS = [cap for cap in ONE_REPLY if _reply(cap) is not None]
 _IDS = [cap.name for cap in STREAMS]
 
 
@@ -248,7 +249,7 @@ def test_vercel_ui_citations_are_the_replys_sources_each_once(
     name: str, ui_read: dict[str, dict[str, Any]]
 ) -> None:
     cap = capture(name)
-    response = llm_rx.reassemble(cap.data, cap.provider)
+    response = first_reply(cap.data, cap.provider)
     cited = {c.url for block in citations(response) for c in block
              if c.url is not None}
     parts = ui_read[name]["message"]["parts"]

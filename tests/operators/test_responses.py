@@ -19,9 +19,14 @@ from llm_rx.events import (
     Event,
     MessageStart,
     MessageStop,
+    MetadataUpdate,
+    Opaque,
     TextDelta,
+    UsageUpdate,
 )
-from tests.captures import capture
+from llm_rx.response import Usage
+from tests.captures import CAPTURES, Capture, capture
+from tests.helpers import decode_events, first_reply
 
 
 def _reply(id: str | None, text: str, stop: bool = True) -> list[Event]:
@@ -116,3 +121,68 @@ def test_to_response_a_start_with_another_id_while_open_is_another_response() ->
     assert response.text == "Hel"
     assert response.error is not None
     assert response.error.kind == "protocol"
+
+
+def test_to_responses_an_error_between_two_responses_is_no_response_s() -> None:
+    # bug class: an error after a response's stop folded into that finished response
+    error = IncompleteStreamError("closed before the next response")
+    stream = rx.concat(rx.from_iterable(_reply("r1", "one")), rx.throw(error))
+    with pytest.raises(IncompleteStreamError):
+        stream.pipe(lxo.to_responses()).run()
+    got: list[Any] = []
+    errors: list[Exception] = []
+    stream.pipe(lxo.responses()).subscribe(
+        lambda inner: inner.pipe(lxo.to_response()).subscribe(got.append), errors.append)
+    assert [(r.text, r.complete, r.error) for r in got] == [("one", True, None)]
+    assert errors == [error]
+
+
+@pytest.mark.parametrize("cap", CAPTURES, ids=lambda cap: cap.name)
+def test_to_responses_of_every_recorded_reply_is_its_one_response(cap: Capture) -> None:
+    # bug class: a start that only fills in what the open one lacked (a fallback model, a
+    # resumed stream's late id) read as a second response
+    events = llm_rx.from_bytes(cap.data, provider=cap.provider)
+    replies = events.pipe(lxo.to_responses()).run()
+    stops = [type(e) for e in decode_events([cap.data], cap.provider)[0]].count(MessageStop)
+    assert len(replies) == max(stops, 1)  # (a recorded body of several replies: each)
+    assert replies[0].model_dump() == first_reply(cap.data, cap.provider).model_dump()
+
+
+def test_responses_a_start_that_fills_in_is_the_same_response() -> None:
+    fallback = MessageStart("anthropic", "other-model", None)
+    late_id = MessageStart("openai-responses", "m", "r1")
+    for events in ([*_reply("r1", "Hi")[:3], fallback, *_reply("r1", "Hi")[3:]],
+                   [*_reply(None, "Hi")[:3], late_id, *_reply(None, "Hi")[3:]]):
+        assert _split(events) == [events]
+
+
+def test_to_response_the_same_id_started_again_after_content_is_another_response() -> None:
+    events = [*_reply("r1", "Hel", stop=False), *_reply("r1", "Again")]
+    assert [len(r) for r in _split(events)] == [4, 5]
+    response = rx.from_iterable(events).pipe(lxo.to_response()).run()
+    assert response.text == "Hel"
+    assert response.error is not None
+    assert response.error.kind == "protocol"
+
+
+def test_decode_gives_one_reply_however_the_next_one_is_cut_into_reads() -> None:
+    # bug class: decode() gave the next reply's events when they came in the same read
+    body = capture("openai/responses-basic-llm.sse").data
+    for chunks in ([body + body], [body, body], [body + body[:100], body[100:]]):
+        events = rx.from_iterable(chunks).pipe(lxo.decode("openai-responses"), ops.to_list()).run()
+        assert [type(e) for e in events].count(MessageStart) == 1
+        assert type(events[-1]) is MessageStop
+
+
+def test_responses_the_same_start_after_metadata_only_is_the_same_response() -> None:
+    # (usage and metadata are no content: the start said again is the same response, in
+    # responses() and to_response() alike)
+    start = MessageStart("anthropic", "m", "msg_1")
+    events = [start, UsageUpdate(Usage(input_tokens=3)), MetadataUpdate({"k": 1}), start,
+              *_reply("msg_1", "Hi")[1:]]
+    assert _split(events) == [events]
+    reply = rx.from_iterable(events).pipe(lxo.to_response()).run()
+    assert (reply.text, reply.complete) == ("Hi", True)
+    opaque = [*_reply("msg_1", "", stop=False)[:1], Opaque("ping", {}), *_reply("msg_1", "Hi")]
+    assert [len(r) for r in _split(opaque)] == [2, 5]
+    assert not rx.from_iterable(opaque).pipe(lxo.to_response()).run().complete

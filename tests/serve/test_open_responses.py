@@ -22,7 +22,7 @@ import pytest
 
 import llm_rx
 from llm_rx.serve import EmulatorThread
-from tests.captures import CAPTURES, Capture
+from tests.captures import ONE_REPLY, Capture
 from tests.encoders.test_open_responses import DEPARTURES
 from tests.open_responses import body_errors, event_errors, events_of, sequence_errors
 
@@ -42,7 +42,7 @@ def _complete(cap: Capture) -> bool:
     return llm_rx.reassemble(cap.data, cap.provider).complete
 
 
-SERVED = [cap for cap in CAPTURES if not cap.name.endswith(".partial.sse")]
+SERVED = [cap for cap in ONE_REPLY if not cap.name.endswith(".partial.sse")]  # (one reply each)
 
 
 @pytest.mark.parametrize("cap", SERVED, ids=lambda cap: cap.name)

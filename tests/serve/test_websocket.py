@@ -26,7 +26,7 @@ from llm_rx.events import Event, MessageStart
 from llm_rx.operators import to_response
 from llm_rx.serve import EmulatorThread
 from llm_rx.wire.messages import MESSAGE_FRAMINGS
-from tests.captures import CAPTURES, Capture
+from tests.captures import CAPTURES, ONE_REPLY, Capture
 from tests.encoders.test_open_responses import DEPARTURES
 from tests.open_responses import event_errors, events_of
 
@@ -73,7 +73,7 @@ def _http_events(server: EmulatorThread, cap: Capture) -> list[dict[str, Any]]:
     return list(events_of(reply.content))
 
 
-SERVED = [cap for cap in CAPTURES if not cap.name.endswith(".partial.sse")]
+SERVED = [cap for cap in ONE_REPLY if not cap.name.endswith(".partial.sse")]  # (one reply each)
 
 
 @pytest.mark.parametrize("cap", SERVED, ids=lambda cap: cap.name)

@@ -162,4 +162,8 @@ def test_decode_operator_reads_every_body_as_the_sources_do(
     # bug class: a third reading loop (the push-driven decode()) with its own idea of a
     # body: a non-stream reply refused there, read as the reply by the sources
     chunks = reads_of(body, 97)
-    assert _pushed(chunks, provider) == _sync(chunks, provider)[0]
+    read = _sync(chunks, provider)[0]
+    stops = [n for n, kind in enumerate(read[0]) if kind[0] == "MessageStop"]
+    if len(stops) > 1:  # (a body of several replies: one decode() subscription, the first)
+        read = (read[0][: stops[0] + 1],)
+    assert _pushed(chunks, provider) == read

@@ -6,6 +6,7 @@ import pytest
 from anthropic.types import Message
 
 import llm_rx
+from llm_rx import operators as lxo
 from llm_rx.events import MessageStop
 from llm_rx.response import OpaqueBlock, TextBlock, ToolCallBlock
 from llm_rx.speed import fast_paths
@@ -63,12 +64,22 @@ def test_anthropic_tool_input_given_whole_at_start() -> None:
     assert call.arguments == {"sides": 6, "player": "p1"}
 
 
-def test_anthropic_frames_after_message_stop_are_not_this_reply() -> None:
+def test_anthropic_frames_after_message_stop_are_the_next_replies() -> None:
+    # (a recorded body of 15 messages, one after another: each its own reply, never merged)
     data = capture("anthropic/programmatic-tool-calling.sse").data
     events, error = decode_events([data])
     assert error is None
     assert isinstance(events[-1], MessageStop)
-    response = llm_rx.reassemble(data)
+    assert [type(e) for e in events].count(MessageStop) == 15
+    replies = llm_rx.from_bytes(data).pipe(lxo.to_responses()).run()
+    assert len({reply.id for reply in replies}) == 15
+    assert all(reply.complete for reply in replies)
+    merged = llm_rx.reassemble(data)
+    assert not merged.complete
+    assert merged.error is not None
+    assert "another response" in merged.error.message
+    response = replies[0]
+    assert response.content == merged.content
     assert response.stop_reason == "tool_use"
     assert [b.type for b in response.content] == ["text", "opaque", "tool_call"]
     (call,) = [b for b in response.content if isinstance(b, ToolCallBlock)]

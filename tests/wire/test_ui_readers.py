@@ -21,7 +21,8 @@ from llm_rx.errors import CancelledStreamError, WireFormatError
 from llm_rx.events import BlockStart, Custom, Event, MessageStart, TextDelta
 from llm_rx.response import Response
 from llm_rx.wire import sniff
-from tests.captures import CAPTURES, Capture
+from tests.captures import CAPTURES, ONE_REPLY, Capture
+from tests.helpers import first_reply
 from tests.ui_judges import ag_ui_events, ag_ui_report
 
 TARGETS = ["ag-ui", "vercel-ui"]
@@ -31,12 +32,12 @@ FIXTURES = sorted((Path(ag_ui_validate.__file__).parent / "spec" / "fixtures" / 
 
 def _source(cap: Capture) -> Response | None:
     try:
-        return llm_rx.reassemble(cap.data, cap.provider)
+        return first_reply(cap.data, cap.provider)  # (a translation writes the first one)
     except llm_rx.LlmRxError:
         return None
 
 
-STREAMS = [cap for cap in CAPTURES if _source(cap) is not None]
+STREAMS = [cap for cap in ONE_REPLY if _source(cap) is not None]
 
 
 def _content(response: Response, clients: set[str] | None = None) -> list[Any]:
