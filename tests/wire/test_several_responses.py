@@ -284,9 +284,10 @@ def test_several_ag_ui_the_run_that_resumes_an_interrupt_is_the_next_reply() -> 
     fixture = next(f for f in FIXTURES if f.stem == "human-in-the-loop")
     lines = [line for line in fixture.read_bytes().splitlines() if line.strip()]
     first, second = _replies([ui_sse(lines)], "ag-ui")
-    assert (first.id, first.complete, first.stop_reason) == ("run_001", True, "end_turn")
+    # (the first run stops to ask: its interrupt names the call, an approval request)
+    assert (first.id, first.complete, first.stop_reason) == ("run_001", True, "tool_use")
     assert first.text == "I need your approval to delete 3 files."
-    assert [b.type for b in first.content] == ["text", "tool_call"]
+    assert [b.type for b in first.content] == ["text", "tool_call", "approval_request"]
     assert (second.id, second.text, second.complete) == (
         "run_002", "Done \u2014 3 files deleted.", True)
 
