@@ -56,10 +56,10 @@ from ..events import (
     UsageUpdate,
 )
 from ._ui_parts import Parts, stop_reason, ui_usage
-from .base import SSEPayloadDecoder
+from .base import KindInPayload
 from .http import in_band_error
 from .sniffing import foreign_frame
-from .sse import DEFAULT_MAX_FRAME, SSEEvent
+from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["AgUIDecoder"]
 
@@ -85,11 +85,10 @@ def _text(frame: dict[str, Any]) -> str:
     return delta if isinstance(delta, str) else ""
 
 
-class AgUIDecoder(SSEPayloadDecoder):
+class AgUIDecoder(KindInPayload):
     """An AG-UI run over SSE: typed events of messages, reasoning and tool calls."""
 
     provider = "ag-ui"
-    payload_names_kind = True
     several = True  # (an agent's runs one after another on one connection)
     next_types = frozenset({"RUN_STARTED"})
 
@@ -106,12 +105,6 @@ class AgUIDecoder(SSEPayloadDecoder):
     # -- frames ----------------------------------------------------------------------------
 
     def _data(self, data: bytes, out: list[Event]) -> None:
-        self._frame(data, out)
-
-    def _event(self, event: SSEEvent, out: list[Event]) -> None:
-        self._frame(event.data, out)
-
-    def _frame(self, data: bytes, out: list[Event]) -> None:
         frame = self._parse(data)
         kind = frame.get("type")
         foreign = None if self.started else foreign_frame(data, self.provider)

@@ -33,6 +33,7 @@ from .sse import DEFAULT_MAX_FRAME, SSEDecoder, SSEEvent
 __all__ = [
     "ChangedFields",
     "Decoder",
+    "KindInPayload",
     "PASS_THROUGH",
     "SSEPayloadDecoder",
     "TextFold",
@@ -321,3 +322,17 @@ class SSEPayloadDecoder(Decoder):
     @abstractmethod
     def _eof(self, out: list[Event]) -> None:
         """EOF came without a terminal frame: finish, or raise ``IncompleteStreamError``."""
+
+
+class KindInPayload(SSEPayloadDecoder):
+    """An SSE wire whose every payload names its kind (a ``type`` or an ``event_type``): the
+    event names are not read, and each event is its data, as `_data` decodes it."""
+
+    payload_names_kind = True
+
+    def _event(self, event: SSEEvent, out: list[Event]) -> None:
+        self._data(event.data, out)
+
+    @abstractmethod
+    def _data(self, data: bytes, out: list[Event]) -> None:
+        """Decode one event's data into ``out``."""

@@ -84,10 +84,10 @@ from ._interactions_tables import (
     THOUGHT_STEPS,
     usage_from_interactions,
 )
-from .base import SSEPayloadDecoder
+from .base import KindInPayload
 from .http import in_band_error
 from .sniffing import foreign_frame
-from .sse import DEFAULT_MAX_FRAME, SSEEvent
+from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["GeminiInteractionsDecoder", "usage_from_interactions"]
 
@@ -111,11 +111,10 @@ class _Step:
         self.call: dict[str, Any] | None = None  # a legacy call's start, until its name comes
 
 
-class GeminiInteractionsDecoder(SSEPayloadDecoder):
+class GeminiInteractionsDecoder(KindInPayload):
     """The Gemini Interactions stream: typed SSE events of an interaction's steps."""
 
     provider = "gemini-interactions"
-    payload_names_kind = True
 
     def __init__(self, max_frame: int = DEFAULT_MAX_FRAME) -> None:
         super().__init__(max_frame)
@@ -131,12 +130,6 @@ class GeminiInteractionsDecoder(SSEPayloadDecoder):
     # -- frames ----------------------------------------------------------------------------
 
     def _data(self, data: bytes, out: list[Event]) -> None:
-        self._frame(data, out)
-
-    def _event(self, event: SSEEvent, out: list[Event]) -> None:
-        self._frame(event.data, out)
-
-    def _frame(self, data: bytes, out: list[Event]) -> None:
         if data.strip() == b"[DONE]":
             raise self._fail(IncompleteStreamError(
                 "[DONE] before interaction.completed", data), out, start=True)

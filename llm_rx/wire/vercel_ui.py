@@ -64,10 +64,10 @@ from ..events import (
 )
 from ..response import StopReason
 from ._ui_parts import Parts, stop_reason, ui_usage
-from .base import SSEPayloadDecoder
+from .base import KindInPayload
 from .http import in_band_error
 from .sniffing import foreign_frame
-from .sse import DEFAULT_MAX_FRAME, SSEEvent
+from .sse import DEFAULT_MAX_FRAME
 
 __all__ = ["VercelUIDecoder"]
 
@@ -102,11 +102,10 @@ def _signature(metadata: Any) -> tuple[str, bool] | None:
     return None
 
 
-class VercelUIDecoder(SSEPayloadDecoder):
+class VercelUIDecoder(KindInPayload):
     """The AI SDK's UI message stream over SSE: typed chunks of text, reasoning, tool parts."""
 
     provider = "vercel-ui"
-    payload_names_kind = True
     several = True  # (one UI message after another on one stream)
     next_types = frozenset({"start"})
 
@@ -125,12 +124,6 @@ class VercelUIDecoder(SSEPayloadDecoder):
         self._approvals = False  # whether the reply asked for an approval
 
     def _data(self, data: bytes, out: list[Event]) -> None:
-        self._frame(data, out)
-
-    def _event(self, event: SSEEvent, out: list[Event]) -> None:
-        self._frame(event.data, out)
-
-    def _frame(self, data: bytes, out: list[Event]) -> None:
         if data.strip() == b"[DONE]":
             self._release(out)
             raise self._fail(IncompleteStreamError("[DONE] before finish", data), out,
