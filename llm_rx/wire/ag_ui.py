@@ -41,7 +41,7 @@ one reply.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import CancelledStreamError, IncompleteStreamError, WireFormatError
 from ..events import (
@@ -138,19 +138,28 @@ class AgUIDecoder(KindInPayload):
 
     def _on_text_message_content(self, frame: dict[str, Any], raw: bytes,
                                  out: list[Event]) -> None:
-        index = self._parts.open("m:" + (_key(frame, "messageId") or ""), "text", out)
-        if _text(frame):
-            out.append(TextDelta(index, _text(frame)))
+        self._content(frame, "text", out)
 
     def _on_text_message_end(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         self._parts.close("m:" + (_key(frame, "messageId") or ""), out)
 
     def _on_text_message_chunk(self, frame: dict[str, Any], raw: bytes,
                                out: list[Event]) -> None:
-        message = _key(frame, "messageId") or self._chunk.get("text", "")
-        self._chunk["text"] = message
-        self._on_text_message_content({"messageId": message, "delta": frame.get("delta")},
-                                      raw, out)
+        self._content(self._chunked(frame, "text"), "text", out)
+
+    def _content(self, frame: dict[str, Any], kind: Literal["text", "thinking"],
+                 out: list[Event]) -> None:
+        """A message's text (``kind`` ``text`` or ``thinking``), its block opened if need be."""
+        index = self._parts.open("m:" + (_key(frame, "messageId") or ""), kind, out)
+        if _text(frame):
+            out.append((TextDelta if kind == "text" else ThinkingDelta)(index, _text(frame)))
+
+    def _chunked(self, frame: dict[str, Any], channel: str) -> dict[str, Any]:
+        """A ``*_CHUNK`` frame as the content frame it stands for: its message, or the last
+        chunk's of the same channel when it names none."""
+        message = _key(frame, "messageId") or self._chunk.get(channel, "")
+        self._chunk[channel] = message
+        return {"messageId": message, "delta": frame.get("delta")}
 
     # -- reasoning -------------------------------------------------------------------------
 
@@ -168,9 +177,7 @@ class AgUIDecoder(KindInPayload):
 
     def _on_reasoning_message_content(self, frame: dict[str, Any], raw: bytes,
                                       out: list[Event]) -> None:
-        index = self._parts.open("m:" + (_key(frame, "messageId") or ""), "thinking", out)
-        if _text(frame):
-            out.append(ThinkingDelta(index, _text(frame)))
+        self._content(frame, "thinking", out)
 
     def _on_reasoning_message_end(self, frame: dict[str, Any], raw: bytes,
                                   out: list[Event]) -> None:
@@ -178,10 +185,7 @@ class AgUIDecoder(KindInPayload):
 
     def _on_reasoning_message_chunk(self, frame: dict[str, Any], raw: bytes,
                                     out: list[Event]) -> None:
-        message = _key(frame, "messageId") or self._chunk.get("reasoning", "")
-        self._chunk["reasoning"] = message
-        self._on_reasoning_message_content({"messageId": message, "delta": frame.get("delta")},
-                                           raw, out)
+        self._content(self._chunked(frame, "reasoning"), "thinking", out)
 
     def _on_reasoning_end(self, frame: dict[str, Any], raw: bytes, out: list[Event]) -> None:
         span = _key(frame, "messageId") or ""
