@@ -47,8 +47,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from ..errors import CancelledStreamError, IncompleteStreamError, WireFormatError
 from ..events import (
     BlockKind,
@@ -63,6 +61,7 @@ from ..events import (
     UsageUpdate,
 )
 from ..response import StopReason
+from ._approvals import arguments_text
 from ._ui_parts import Parts, stop_reason, ui_usage
 from .base import KindInPayload
 from .http import in_band_error
@@ -230,8 +229,7 @@ class VercelUIDecoder(KindInPayload):
             seen = self._calls[call]
             seen[0], seen[2] = name if isinstance(name, str) else seen[0], given
             if call not in self._args and given not in (None, {}):
-                text = given if isinstance(given, str) else orjson.dumps(given).decode()
-                out.append(ToolArgsDelta(index, text))
+                out.append(ToolArgsDelta(index, arguments_text(given)))
             signed = _signature(frame.get("providerMetadata"))
             if signed is not None:
                 out.append(SignatureDelta(index, signed[0]))
