@@ -90,8 +90,9 @@ class _Decoded(EventSource):
             if over:
                 return
             if decoder.settled().several:  # (a read may hold the next response: not this one's)
-                stop = next((n for n, e in enumerate(events) if e.__class__ is MessageStop), -1)
-                events = events if stop < 0 else events[: stop + 1]
+                kinds = [*map(type, events)]  # (looked through at C level: one per read)
+                if MessageStop in kinds:
+                    events = events[: kinds.index(MessageStop) + 1]
             emit(events)
             if events and events[-1].__class__ is MessageStop:  # (the last event of a reply)
                 finish(None)
