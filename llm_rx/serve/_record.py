@@ -234,13 +234,18 @@ async def _proxy(request: Request) -> Response:
 
     async def relay() -> AsyncIterator[bytes]:
         tape = _Tape(upstream.headers.get("content-encoding"), asked)
-        whole = False
+        whole, sent = False, 0
+        length = upstream.headers.get("content-length", "")
         try:
             async for chunk in upstream.aiter_raw():  # (the bytes as they came: passed on)
                 tape.add(chunk, loop.time())
+                sent += len(chunk)
                 yield chunk
             whole = True
         finally:
+            # (a body of known length is whole at its last byte: its client may close then,
+            # before the upstream's end is read)
+            whole = whole or (length.isdigit() and sent == int(length))
             await upstream.aclose()
             taped = tape.end() if whole and upstream.status_code == 200 else None
             if taped is not None:
